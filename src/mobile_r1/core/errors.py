@@ -1,0 +1,17 @@
+"""Project exceptions: errors a user can cause, each with a message that says what to do."""
+
+
+class MobileR1Error(Exception):
+    """Base of every error a user can cause; the CLI prints its message without a traceback."""
+
+
+class ActionError(MobileR1Error, ValueError):
+    """An action or its arguments are invalid; the message names the bad field."""
+
+
+class DataError(MobileR1Error, ValueError):
+    """A data record is malformed; the message names the file, the line and the field when known."""
+
+
+class ConfigError(MobileR1Error, ValueError):
+    """A configuration file or option is invalid."""
