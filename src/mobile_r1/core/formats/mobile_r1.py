@@ -1,0 +1,84 @@
+"""Loader for Mobile-R1 trajectory records (FORMATS section 5; the PG23/Mobile-R1 `data.jsonl` release).
+
+One JSON object per trajectory: `app_name`, `instruction`, `image_width`/`image_height` (the screen),
+`resized_width`/`resized_height` (the image the model saw; computed with Qwen2.5-VL `smart_resize` when
+absent), optional `system`, and `trajectory`, a list of steps with `action` (a `mobile_use` tool call, as a
+JSON string or object, coordinates in the resized frame), `bbox` (target box in screen pixels), `thought`,
+`subtask` (the one-line step), `image_name` or `image` (the screenshot file) and optionally `response` (the
+full model output). Actions are converted into the screen frame; the model size is kept on the episode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mobile_r1.core.errors import ActionError
+from mobile_r1.core.formats.jsonl import Where, iter_jsonl, parse_action, parse_box, require
+from mobile_r1.core.geometry import Frame
+from mobile_r1.core.records import Episode, Observation, Step
+
+FORMAT = "mobile-r1"
+
+
+def load_mobile_r1(path: str | Path, *, image_dir: str | Path | None = None) -> list[Episode]:
+    """Read a Mobile-R1 `data.jsonl`; screenshot paths are joined to `image_dir` (default: `images/` beside it)."""
+    path = Path(path)
+    images = Path(image_dir) if image_dir is not None else path.parent / "images"
+    return [_episode(record, where, images) for where, record in iter_jsonl(path)]
+
+
+def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
+    instruction = require(record, "instruction", where, str)
+    width = require(record, "image_width", where, int)
+    height = require(record, "image_height", where, int)
+    if width <= 0 or height <= 0:
+        raise where.error("image_width", f"screen size must be positive, got {width}x{height}")
+    screen = Frame.screen(width, height)
+    if record.get("resized_width") is not None or record.get("resized_height") is not None:
+        model = Frame(require(record, "resized_width", where, int), require(record, "resized_height", where, int))
+    else:
+        model = Frame.qwen(width, height)
+    trajectory = require(record, "trajectory", where, list)
+    app = record.get("app_name")
+    steps = []
+    for index, raw in enumerate(trajectory):
+        field = f"trajectory[{index}]"
+        if not isinstance(raw, dict):
+            raise where.error(field, f"each step must be an object, got {type(raw).__name__}")
+        if raw.get("action") is None:
+            raise where.error(f"{field}.action", "missing")
+        action = parse_action(raw["action"], where, f"{field}.action")
+        try:
+            action = action.map_points(lambda p: model.map(p, screen))
+        except ActionError as exc:  # pragma: no cover - map() only fails on a bad frame
+            raise where.error(f"{field}.action", str(exc)) from None
+        image = raw.get("image_name", raw.get("image"))
+        steps.append(
+            Step(
+                action=action,
+                thought=str(raw.get("thought") or ""),
+                description=str(raw.get("subtask") or ""),
+                observation=Observation(
+                    screen_size=(width, height),
+                    screenshot_path=str(images / image) if image else None,
+                    app=app,
+                ),
+                bbox=parse_box(raw.get("bbox"), where, f"{field}.bbox"),
+                model_text=raw.get("response"),
+            )
+        )
+    meta: dict[str, Any] = {"source": FORMAT, "line": where.line}
+    if record.get("system"):
+        meta["system"] = record["system"]
+    return Episode(
+        id=str(record.get("id") or f"{where.path.stem}-{where.line}"),
+        instruction=instruction,
+        steps=steps,
+        apps=[app] if app else [],
+        screen_size=(width, height),
+        frame="screen",
+        model_size=(int(model.width), int(model.height)),
+        language="zh" if any("\u4e00" <= c <= "\u9fff" for c in instruction) else "en",
+        meta=meta,
+    )

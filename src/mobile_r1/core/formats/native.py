@@ -1,0 +1,85 @@
+"""The native episode store: a JSONL file of `Episode.to_dict()` records plus an `images/` folder beside it.
+
+    save_episodes("runs/data", episodes)          # runs/data/episodes.jsonl + runs/data/images/
+    save_episodes("runs/data/train.jsonl", eps)   # runs/data/train.jsonl + runs/data/images/
+    episodes = load_episodes("runs/data")         # or the .jsonl path
+
+Screenshot paths in the file are relative to the images folder. In-memory screenshots (`Observation.screenshot`,
+anything with a PIL-style `.save(path)`) are written there as PNG; screenshots given as paths to existing files
+elsewhere are copied in. The episodes passed in are never modified.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Iterable
+
+from mobile_r1.core.errors import DataError
+from mobile_r1.core.formats.jsonl import iter_jsonl
+from mobile_r1.core.records import Episode
+
+EPISODES_FILE = "episodes.jsonl"
+IMAGES_DIR = "images"
+
+
+def episodes_file(path: str | Path) -> Path:
+    """The JSONL file for a store given as a folder or as the file itself."""
+    path = Path(path)
+    return path if path.suffix == ".jsonl" else path / EPISODES_FILE
+
+
+def images_dir(path: str | Path) -> Path:
+    """The images folder of a store (beside its JSONL file); screenshot paths are relative to it."""
+    return episodes_file(path).parent / IMAGES_DIR
+
+
+def save_episodes(path: str | Path, episodes: Iterable[Episode]) -> Path:
+    """Write episodes (and their screenshots) to a store; returns the JSONL file written."""
+    target = episodes_file(path)
+    images = images_dir(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "w", encoding="utf-8") as stream:
+        for episode in episodes:
+            record = episode.to_dict()
+            for index, (step, data) in enumerate(zip(episode.steps, record["steps"])):
+                if step.observation is None:
+                    continue
+                name = _store_screenshot(step.observation.screenshot, step.observation.screenshot_path, images, episode.id, index)
+                if name is not None:
+                    data["observation"]["screenshot_path"] = name
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return target
+
+
+def _store_screenshot(image: object, path: str | None, images: Path, episode_id: str, index: int) -> str | None:
+    """Put a step's screenshot in the images folder; returns its name there (None: leave the record as is)."""
+    safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in episode_id)
+    if image is not None and hasattr(image, "save"):
+        images.mkdir(parents=True, exist_ok=True)
+        name = f"{safe_id}_{index:03d}.png"
+        image.save(images / name)  # type: ignore[attr-defined]
+        return name
+    if path is not None and Path(path).is_absolute() and Path(path).is_file():
+        images.mkdir(parents=True, exist_ok=True)
+        source = Path(path)
+        name = f"{safe_id}_{index:03d}{source.suffix}"
+        if source.resolve() != (images / name).resolve():
+            shutil.copyfile(source, images / name)
+        return name
+    return None
+
+
+def load_episodes(path: str | Path) -> list[Episode]:
+    """Read a store written by `save_episodes` (a folder or its .jsonl file)."""
+    source = episodes_file(path)
+    if not source.is_file():
+        raise DataError(f"{path}: no episode store here (expected {source}); write one with save_episodes")
+    episodes = []
+    for where, record in iter_jsonl(source):
+        try:
+            episodes.append(Episode.from_dict(record))
+        except (DataError, ValueError, TypeError) as exc:
+            raise DataError(f"{where.path}:{where.line}: {exc}") from None
+    return episodes
