@@ -34,11 +34,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.geometry import has_box
+
+if TYPE_CHECKING:
+    from mobile_r1.core.formats.pairs import MatchPair
 
 Point = tuple[float, float]
 Box = tuple[float, float, float, float]
@@ -477,3 +480,15 @@ def evaluate(
     """Match every step with `matcher` and summarise; returns the per-step matches and the report."""
     matches = [matcher.match(p, l, b, s) for p, l, b, s in zip(preds, labels, bboxes, screen_sizes, strict=True)]
     return matches, summarize(matches, preds, labels, preset=matcher.name)
+
+
+def score_pairs(matcher: Matcher, pairs: Iterable["MatchPair"]) -> tuple[list[StepMatch], MetricsReport]:
+    """Match `MatchPair`s (see `mobile_r1.core.formats.load_match_pairs`) and summarise them."""
+    pairs = list(pairs)
+    return evaluate(
+        matcher,
+        [p.pred for p in pairs],
+        [p.label for p in pairs],
+        [p.bbox for p in pairs],
+        [p.screen_size for p in pairs],
+    )
