@@ -12,6 +12,7 @@ Known dialects: "qwen2.5vl" (plain `mobile_use` tool call), "inquire" (InquireMo
 
 from __future__ import annotations
 
+from mobile_r1.core.dialects.androidworld import from_androidworld, to_androidworld
 from mobile_r1.core.dialects.base import Dialect, ParseResult
 from mobile_r1.core.dialects.observation import render_elements
 from mobile_r1.core.dialects.toolcall import InquireDialect, MobileR1Dialect, QwenDialect
@@ -44,6 +45,8 @@ __all__ = [
     "ParseResult",
     "QwenDialect",
     "UITarsDialect",
+    "from_androidworld",
     "get_dialect",
     "render_elements",
+    "to_androidworld",
 ]
