@@ -49,3 +49,49 @@ def stats(
         for key, count in counts.items():
             table.add_row(f"{title}: {key}", str(count))
     out.print(table)
+
+
+@data_app.command("convert")
+def convert(
+    path: Path = typer.Argument(..., help="A data file in any supported format."),
+    out: Path = typer.Argument(..., help="Native store to write: a folder, or a .jsonl file (images/ goes beside it)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="Input format (default: detect)."),
+) -> None:
+    """Convert a dataset into the native episode store."""
+    from mobile_r1.core.formats import load_any, save_episodes
+
+    name, episodes = load_any(path, format)
+    written = save_episodes(out, episodes)
+    typer.echo(f"{len(episodes)} episodes ({name}) -> {written}")
+
+
+@data_app.command("export")
+def export(
+    path: Path = typer.Argument(..., help="A data file in any supported format, or a native store folder."),
+    out: Path = typer.Option(..., "--out", "-o", help="The JSONL file to write."),
+    to: str = typer.Option("sharegpt", "--to", help="sharegpt (LLaMA-Factory) or trl."),
+    dialect: str = typer.Option("inquire", "--dialect", "-d", help="Prompt/target dialect: qwen2.5vl, inquire, mobile-r1, uitars."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="Input format (default: detect)."),
+    observation_mode: str = typer.Option("image", "--observation-mode", help="image (screenshots) or text (accessibility tree)."),
+    history_window: Optional[int] = typer.Option(None, "--history-window", help="Keep only the last N steps of history."),
+    image_root: Optional[Path] = typer.Option(None, "--image-root", help="Folder relative screenshot paths are joined to."),
+    trl_style: str = typer.Option("prompt-completion", "--trl-style", help="prompt-completion or messages."),
+) -> None:
+    """Write one training sample per step, rendered through a dialect, for LLaMA-Factory or TRL."""
+    from mobile_r1.core.dialects import get_dialect
+    from mobile_r1.core.errors import ConfigError
+    from mobile_r1.core.formats import export_sharegpt, export_trl, images_dir, load_any
+
+    name, episodes = load_any(path, format)
+    if image_root is None and name == "native":
+        image_root = images_dir(path)
+    if observation_mode not in ("image", "text"):
+        raise ConfigError(f"--observation-mode must be image or text, got {observation_mode!r}")
+    options = dict(observation_mode=observation_mode, history_window=history_window, image_root=image_root)
+    if to == "sharegpt":
+        count = export_sharegpt(episodes, get_dialect(dialect), out, **options)  # type: ignore[arg-type]
+    elif to == "trl":
+        count = export_trl(episodes, get_dialect(dialect), out, style=trl_style, **options)  # type: ignore[arg-type]
+    else:
+        raise ConfigError(f"--to must be sharegpt or trl, got {to!r}")
+    typer.echo(f"{count} samples ({name} -> {to}, dialect {dialect}) -> {out}")

@@ -7,6 +7,15 @@
 Every loader raises `DataError` naming the file, the line and the field of a bad record.
 """
 
+from mobile_r1.core.formats.export import (
+    StepSample,
+    export_sharegpt,
+    export_trl,
+    llamafactory_dataset_info,
+    sharegpt_record,
+    step_samples,
+    trl_record,
+)
 from mobile_r1.core.formats.inquire import (
     CATEGORIES,
     InquireTask,
@@ -24,6 +33,13 @@ __all__ = [
     "CATEGORIES",
     "FORMAT_NAMES",
     "DataStats",
+    "StepSample",
+    "export_sharegpt",
+    "export_trl",
+    "llamafactory_dataset_info",
+    "sharegpt_record",
+    "step_samples",
+    "trl_record",
     "InquireTask",
     "MatchPair",
     "compute_stats",
