@@ -182,7 +182,7 @@ class ToolCallDialect(Dialect):
         problems = list(read.problems)
         format_problem = _format_problem(text, self.tags)
         if format_problem:
-            problems.insert(0, format_problem)
+            problems.append(format_problem)
         if read.action is not None and not self.allows(read.action):
             problems.append(f"the {self.name} dialect has no '{read.action.type.value}' action")
         if read.action is None:
@@ -199,7 +199,9 @@ class ToolCallDialect(Dialect):
                 continue
             self._check_free_of_tags(value, tag)
             parts.append(f"<{tag}>\n{value.strip()}\n</{tag}>\n")
-        return "".join(parts) + f"<tool_call>\n{tool_call_json(action)}\n</tool_call>"
+        call = tool_call_json(action)
+        self._check_free_of_tags(call, "action's argument")
+        return "".join(parts) + f"<tool_call>\n{call}\n</tool_call>"
 
     def _check_free_of_tags(self, value: str, field: str) -> None:
         for tag in self.tags:
@@ -422,9 +424,6 @@ class InquireDialect(ToolCallDialect):
         if step.user_reply is not None:
             text += P.INQUIRE_USER_REPLY.format(reply=step.user_reply)
         return text
-
-    def render(self, action: Action, thought: str = "", description: str = "") -> str:
-        return super().render(action, thought=thought, description=description)
 
 
 class MobileR1Dialect(InquireDialect):

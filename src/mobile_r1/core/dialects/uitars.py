@@ -235,7 +235,7 @@ class UITarsDialect(Dialect):
         if t is ActionType.TERMINATE:
             return "finished()" if action.status == "success" else f"finished(content='{FAILURE_CONTENT}')"
         if t is ActionType.ANSWER:
-            if not action.text or action.text.strip().lower() == FAILURE_CONTENT:
+            if not (action.text or "").strip() or action.text.strip().lower() == FAILURE_CONTENT:  # type: ignore[union-attr]
                 raise ActionError(f"uitars: an answer of {action.text!r} would read back as a terminate")
             return f"finished(content='{escape(action.text)}')"
         if t is ActionType.CALL_USER:
