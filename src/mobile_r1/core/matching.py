@@ -7,16 +7,16 @@ every metrics report says which one it used:
   ``android_in_the_wild/action_matching.py``). Taps match when both points fall in the same element box
   enlarged by 1.4 (the reference grows each side by 0.7 x the size, i.e. 2.4x in total, clamping the top-left
   corner at 0 and the size at 1 in normalised units), or when their distance in normalised (x, y) is
-  <= 0.14. A touch whose touch and lift points are <= 0.04 apart is a tap. Swipes match on the same main
+  <= 0.14. The reference tries every element box on screen; a labelled step here carries one, the target's. A touch whose touch and lift points are <= 0.04 apart is a tap. Swipes match on the same main
   axis (the sign is not compared). Other actions match on type alone.
 - ``qwen-ac``: the Qwen2.5-VL AndroidControl evaluator (QwenLM/Qwen2.5-VL issue #904 and the evaluation
-  gist linked there, as adapted by OpenBMB/AgentCPM-GUI ``eval``). A click is right inside the target box
+  gist linked there, which later evaluators adapt; its box test enlarges about the centre, not like AITW). A click is right inside the target box
   enlarged 1.2x about its centre, or within 0.04 * max(W, H) pixels of the labelled point; type/open text
   is right when one lower-cased, stripped string contains the other; swipes compare their direction
   (up/down/left/right by the closest unit vector); system buttons must be equal; wait matches on type. An
   ``open`` label that carries the app icon's box also accepts a click inside that enlarged box or near
   its centre.
-- ``gui-r1``: the GUI-R1 evaluator (ritzz-ai/GUI-R1 ``guir1/eval``): a point is right when its normalised
+- ``gui-r1``: the GUI-R1 evaluation script (``guir1/eval`` of the GUI-R1 repository): a point is right when its normalised
   distance to the labelled point is < 0.14 (strict); text is right at token F1 >= 0.5, where tokens are
   the lower-cased whitespace-split words as a set, brackets removed, and two single-token texts count as
   equal when one contains the other.
