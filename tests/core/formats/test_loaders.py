@@ -93,6 +93,15 @@ def test_mobile_r1_trajectories_in_screen_frame() -> None:
     assert second.steps[0].observation.screenshot_path.endswith("t2_0.png")
 
 
+def test_mobile_r1_action_names_case_insensitive(tmp_path: Path) -> None:
+    record = json.loads((DATA / "mobile_r1_sample.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    record["trajectory"][0]["action"] = json.dumps({"name": "mobile_use", "arguments": {"action": "Tap", "coordinate": [10, 20]}})
+    record["trajectory"][2]["action"] = {"name": "mobile_use", "arguments": {"action": "Terminate", "status": "success"}}
+    episode = load_mobile_r1(write_lines(tmp_path / "d.jsonl", [record]))[0]
+    assert episode.steps[0].action == Action.click(20, 40)
+    assert episode.steps[2].action == Action.terminate("success")
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

@@ -6,10 +6,12 @@ absent), optional `system`, and `trajectory`, a list of steps with `action` (a `
 JSON string or object, coordinates in the resized frame), `bbox` (target box in screen pixels), `thought`,
 `subtask` (the one-line step), `image_name` or `image` (the screenshot file) and optionally `response` (the
 full model output). Actions are converted into the screen frame; the model size is kept on the episode.
+Action names are read case-insensitively, and "tap" is read as "click" (the dataset card names it so).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,25 @@ def load_mobile_r1(path: str | Path, *, image_dir: str | Path | None = None) -> 
     path = Path(path)
     images = Path(image_dir) if image_dir is not None else path.parent / "images"
     return [_episode(record, where, images) for where, record in iter_jsonl(path)]
+
+
+ALIASES = {"tap": "click", "longpress": "long_press", "long press": "long_press"}
+
+
+def _normalise(value: Any) -> Any:
+    """The tool call with its action name lower-cased and aliased; anything unreadable is passed on unchanged."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    if not isinstance(value, dict):
+        return value
+    arguments = value.get("arguments", value) if "action" not in value else value
+    if isinstance(arguments, dict) and isinstance(arguments.get("action"), str):
+        name = arguments["action"].strip().lower()
+        arguments = {**arguments, "action": ALIASES.get(name, name)}
+    return arguments
 
 
 def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
@@ -48,7 +69,7 @@ def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
             raise where.error(field, f"each step must be an object, got {type(raw).__name__}")
         if raw.get("action") is None:
             raise where.error(f"{field}.action", "missing")
-        action = parse_action(raw["action"], where, f"{field}.action")
+        action = parse_action(_normalise(raw["action"]), where, f"{field}.action")
         try:
             action = action.map_points(lambda p: model.map(p, screen))
         except ActionError as exc:  # pragma: no cover - map() only fails on a bad frame
