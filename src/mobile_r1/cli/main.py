@@ -18,26 +18,19 @@ def _load_commands() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; a `MobileR1Error` is printed as one line, without a traceback, and exits with status 2."""
+    """Run the CLI; a `MobileR1Error` is printed as one line, without a traceback, and exits with status 2.
+
+    Click's standalone mode handles usage errors and `--help` itself (and exits through `SystemExit`).
+    """
     _load_commands()
     try:
-        result = app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=True)
     except MobileR1Error as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
-    except SystemExit as exc:  # typer/click exit paths (--help, usage errors)
-        return int(exc.code or 0)
-    except Exception as exc:  # click usage errors raised in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            console.print("aborted")
-            return 1
-        raise
-    return result if isinstance(result, int) else 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
 
 
 if __name__ == "__main__":
