@@ -1,0 +1,865 @@
+"""The simulated phone: status bar, launcher, recents, per-app back stacks, keyboard, overlays, clock and effects.
+
+`Phone.act(action)` applies one `Action` (coordinates in screen pixels) and returns an info dict whose
+"error" says why nothing happened, if nothing did. Everything that matters lives in `Phone.state`, plain
+data that `snapshot()` / `restore()` copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from mobile_r1.core.actions import Action, ActionType
+from mobile_r1.core.errors import ConfigError
+from mobile_r1.sim.apps import App, Ctx, Effect, load_all, resolve
+from mobile_r1.sim.ui.render import Canvas, text_width
+from mobile_r1.sim.ui.theme import Theme, hex_color
+from mobile_r1.sim.ui.tree import Node, flatten, hit, to_xml
+from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Grid, Icon, Layout, Row, Scroll, Spacer, Spinner, Text, Widget
+
+WIDTH, HEIGHT = 1080, 2400
+STATUS_H, NAV_H, KEYBOARD_H = 90, 130, 760
+STEP_SECONDS = 0.5  # simulated time every action takes
+WAIT_SECONDS = 2.0  # a `wait` without a time
+TOAST_SECONDS = 3.0
+FIRST_PAGE, PAGE_SIZE = 8, 20  # launcher icons on page 0 (under the clock) and on later pages
+SYSTEM_PKG, LAUNCHER_PKG, KEYBOARD_PKG = "com.android.systemui", "com.sim.launcher", "com.sim.inputmethod"
+PERMISSION_PKG = "com.android.permissioncontroller"
+KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+SYSTEM_DEFAULTS: dict[str, Any] = {"wifi": True, "bluetooth": False, "dark_mode": False}
+
+
+@dataclass(slots=True)
+class Overlay:
+    """A modal layer over the screen: an app dialog, a context menu, the permission dialog, or an ad."""
+
+    kind: str  # "dialog" | "menu" | "permission" | "ad"
+    title: str
+    text: str
+    buttons: list[tuple[str, Callable[[Ctx], None] | None]]
+    app: str | None
+
+    def signature(self) -> list[Any]:
+        return [self.kind, self.title, self.text, [b[0] for b in self.buttons], self.app]
+
+
+@dataclass(slots=True)
+class PhoneState:
+    """Everything that makes the phone what it is at one moment (copied by snapshots)."""
+
+    seed: int = 0
+    clock: float = 0.0
+    start_minutes: int = 9 * 60 + 41
+    step: int = 0
+    mode: str = "home"  # "home" | "app" | "recents"
+    foreground: str | None = None  # app key while mode == "app"
+    launcher_page: int = 0
+    launcher_order: list[str] = field(default_factory=list)
+    stacks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    apps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    permissions: dict[str, dict[str, bool]] = field(default_factory=dict)
+    effects: list[Effect] = field(default_factory=list)
+    overlay: Overlay | None = None
+    toast: tuple[str, float] | None = None
+    recents: list[str] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    rng: random.Random = field(default_factory=random.Random)
+
+
+class Phone:
+    """An Android-like phone running simulated apps. Coordinates are logical screen pixels (1080x2400)."""
+
+    def __init__(self, apps: Sequence[str] | None = None, seed: int = 0, randomize: bool = True,
+                 ad_rate: float = 0.12) -> None:
+        registry = load_all()
+        keys = list(registry) if apps is None else []
+        for name in apps or ():
+            key = resolve(name)
+            if key is None:
+                raise ConfigError(f"unknown app '{name}'; installed apps are: {', '.join(sorted(registry))}")
+            keys.append(key)
+        if not keys:
+            raise ConfigError("a phone needs at least one app")
+        self.apps: dict[str, App] = {k: registry[k]() for k in sorted(set(keys))}
+        self.width, self.height = WIDTH, HEIGHT
+        self.randomize = randomize
+        self.ad_rate = ad_rate if randomize else 0.0
+        self.state = PhoneState()
+        self._version = 0
+        self._view: _View | None = None
+        self._view_sig: tuple[Any, ...] | None = None
+        self._image_cache: dict[float, tuple[tuple[Any, ...], Any]] = {}
+        self._themes: dict[tuple[str | None, bool], Theme] = {}
+        self.reset(seed)
+
+    # ----- lifecycle -------------------------------------------------------------------------------------
+    def reset(self, seed: int = 0) -> None:
+        """Back to a fresh phone for `seed`: new app states, home screen, empty logs."""
+        rand = self.randomize
+        st = PhoneState(seed=seed, rng=random.Random(f"{seed}:phone"))
+        layout_rng = random.Random(f"{seed}:launcher")
+        st.start_minutes = layout_rng.randint(7 * 60, 21 * 60) if rand else 9 * 60 + 41
+        order = sorted(self.apps)
+        if rand:
+            layout_rng.shuffle(order)
+        st.launcher_order = order
+        for key, app in self.apps.items():
+            app_rng = random.Random(f"{seed}:{key}" if rand else f"canonical:{key}")
+            data = app.initial_state(app_rng)
+            data.setdefault("logged_in", not app.login_required)
+            st.apps[key] = data
+            st.stacks[key] = []
+            st.permissions[key] = {}
+        self.state = st
+        self._themes = {}
+        self._changed()
+
+    def snapshot(self) -> PhoneState:
+        """A deep copy of the whole state; `restore` it to start again from exactly here."""
+        return copy.deepcopy(self.state)
+
+    def restore(self, snap: PhoneState) -> None:
+        self.state = copy.deepcopy(snap)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._version += 1
+
+    # ----- system state helpers ------------------------------------------------------------------------
+    @property
+    def system(self) -> dict[str, Any]:
+        """System-wide settings; the Settings app's state when installed, else defaults."""
+        data = self.state.apps.get("settings")
+        if data is None:
+            data = self.state.apps.setdefault("_system", dict(SYSTEM_DEFAULTS))
+        return data
+
+    def theme_for(self, key: str | None) -> Theme:
+        dark = bool(self.system.get("dark_mode", False))
+        cached = self._themes.get((key, dark))
+        if cached is None:
+            color = self.apps[key].color if key in self.apps else "#1a73e8"
+            rng = random.Random(f"{self.state.seed}:theme:{key}") if self.randomize else None
+            cached = Theme.make(color, rng, dark)
+            self._themes[(key, dark)] = cached
+        return cached
+
+    def clock_text(self) -> str:
+        minutes = (self.state.start_minutes + int(self.state.clock // 60)) % (24 * 60)
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+    def app_state(self, name: str) -> dict[str, Any]:
+        key = resolve(name, list(self.apps))
+        if key is None:
+            raise ConfigError(f"app '{name}' is not installed on this phone")
+        return self.state.apps[key]
+
+    @property
+    def foreground(self) -> str | None:
+        return self.state.foreground if self.state.mode == "app" else None
+
+    def top_frame(self) -> dict[str, Any] | None:
+        key = self.foreground
+        if key is None or not self.state.stacks[key]:
+            return None
+        return self.state.stacks[key][-1]
+
+    def activity(self) -> str:
+        """'launcher', 'recents' or '<app key>/<screen>'."""
+        if self.state.mode != "app":
+            return "launcher" if self.state.mode == "home" else "recents"
+        frame = self.top_frame()
+        return f"{self.foreground}/{frame['screen'] if frame else ''}"
+
+    # ----- operations apps use through Ctx -----------------------------------------------------------------
+    def push(self, key: str, screen: str, params: dict[str, Any], loading: float = 0.0) -> None:
+        frame = {"screen": screen, "params": dict(params), "fields": {}, "scroll": {}, "focus": None,
+                 "ready_at": self.state.clock + loading if loading > 0 else 0.0}
+        self.state.stacks[key].append(frame)
+        self._changed()
+
+    def pop(self, key: str, quiet: bool = False) -> None:
+        stack = self.state.stacks[key]
+        if stack:
+            stack.pop()
+        if not stack and not quiet and self.state.foreground == key:
+            self.state.mode, self.state.foreground = "home", None
+        self._changed()
+
+    def toast(self, text: str) -> None:
+        self.state.toast = (text, self.state.clock + TOAST_SECONDS)
+        self._changed()
+
+    def show_overlay(self, kind: str, title: str, text: str, buttons: list[tuple[str, Any]], app: str | None) -> None:
+        self.state.overlay = Overlay(kind, title, text, buttons, app)
+        self._changed()
+
+    def ask_permission(self, key: str, permission: str, then: Callable[[Ctx], None],
+                       otherwise: Callable[[Ctx], None] | None) -> None:
+        def decide(granted: bool) -> Callable[[Ctx], None]:
+            def handler(ctx: Ctx) -> None:
+                self.state.permissions[key][permission] = granted
+                self.record_effect("permission", key, {"permission": permission, "granted": granted})
+                if granted:
+                    then(Ctx(self, key))
+                elif otherwise is not None:
+                    otherwise(Ctx(self, key))
+                else:
+                    self.toast(f"{permission.capitalize()} permission denied")
+            return handler
+
+        title = f"Allow {self.apps[key].name} to access {permission}?"
+        self.show_overlay("permission", title, "", [("Don't allow", decide(False)), ("Allow", decide(True))], key)
+
+    def record_effect(self, kind: str, app: str, detail: dict[str, Any]) -> Effect:
+        effect = Effect(kind, app, copy.deepcopy(detail), self.state.step, self.state.clock)
+        self.state.effects.append(effect)
+        self._changed()
+        return effect
+
+    # ----- app switching --------------------------------------------------------------------------------
+    def open(self, name: str) -> str | None:
+        """Bring app `name` (name or alias, any case) to the front; returns an error text or None."""
+        key = resolve(name, list(self.apps))
+        if key is None:
+            return f"no app called '{name}' on this phone; installed: {', '.join(self.apps[k].name for k in sorted(self.apps))}"
+        self._launch(key)
+        return None
+
+    def _launch(self, key: str) -> None:
+        st = self.state
+        st.mode, st.foreground, st.overlay = "app", key, None
+        if key in st.recents:
+            st.recents.remove(key)
+        st.recents.insert(0, key)
+        if not st.stacks[key]:
+            app = self.apps[key]
+            ctx = Ctx(self, key)
+            if app.login_required and not st.apps[key].get("logged_in"):
+                self.push(key, "login", {})
+            else:
+                self.push(key, app.home, {})
+                app.on_start(ctx)
+            if st.overlay is None and self.ad_rate and st.rng.random() < self.ad_rate:
+                self._show_ad(key)
+        self._changed()
+
+    def _show_ad(self, key: str) -> None:
+        offers = ("50% off everything today!", "You won a free coupon!", "Upgrade to Premium now",
+                  "Flash sale ends in 10 minutes", "Claim your welcome gift")
+        self.show_overlay("ad", "Special offer", self.state.rng.choice(offers), [("View", None), ("Close", None)], key)
+
+    def go_home(self) -> None:
+        self.state.mode, self.state.foreground, self.state.overlay = "home", None, None
+        self._changed()
+
+    def back(self) -> str | None:
+        """The Back button: close an overlay, else hide the keyboard, else pop a screen; error text if nothing to do."""
+        st = self.state
+        if st.overlay is not None:
+            st.overlay = None
+            self._changed()
+            return None
+        if st.mode == "recents":
+            self.go_home()
+            return None
+        if st.mode == "home":
+            if st.launcher_page:
+                st.launcher_page = 0
+                self._changed()
+                return None
+            return "already on the home screen"
+        frame = self.top_frame()
+        if frame is not None and frame["focus"] is not None:
+            frame["focus"] = None
+            self._changed()
+            return None
+        key = st.foreground
+        self.pop(key)  # type: ignore[arg-type]
+        return None
+
+    # ----- actions ------------------------------------------------------------------------------------------
+    def act(self, action: Action) -> dict[str, Any]:
+        """Apply one action (screen pixels). Returns info: 'error' (why nothing happened) and what did happen."""
+        st = self.state
+        st.step += 1
+        n_effects = len(st.effects)
+        info: dict[str, Any] = {"error": None}
+        kind = action.type
+        try:
+            if kind is ActionType.CLICK:
+                info["error"] = self._click(*action.coordinate)  # type: ignore[misc]
+            elif kind is ActionType.LONG_PRESS:
+                info["error"] = self._long_press(*action.coordinate)  # type: ignore[misc]
+            elif kind is ActionType.SWIPE:
+                info["error"] = self._swipe(action.coordinate, action.coordinate2)  # type: ignore[arg-type]
+            elif kind is ActionType.TYPE:
+                info["error"] = self._type(action.text or "")
+            elif kind is ActionType.KEY:
+                info["error"] = self._key(action.text or "")
+            elif kind is ActionType.SYSTEM_BUTTON:
+                info["error"] = self._button(action.button or "")
+            elif kind is ActionType.OPEN:
+                info["error"] = self.open(action.text or "")
+            elif kind is ActionType.WAIT:
+                st.clock += (action.time if action.time is not None else WAIT_SECONDS) - STEP_SECONDS
+            elif kind is ActionType.ANSWER:
+                st.answers.append(action.text or "")
+                info["answer"] = action.text
+            elif kind is ActionType.CALL_USER:
+                info["call_user"] = action.content
+            elif kind is ActionType.TERMINATE:
+                info["terminate"] = action.status
+        finally:
+            st.clock += STEP_SECONDS
+            if kind is ActionType.LONG_PRESS and action.time:
+                st.clock += action.time
+            if st.toast is not None and st.toast[1] <= st.clock:
+                st.toast = None
+                self._changed()
+        info["effects"] = [e.to_dict() for e in st.effects[n_effects:]]
+        if st.toast is not None:
+            info["toast"] = st.toast[0]
+        entry = {"step": st.step, "action": action.to_arguments(), "activity": self.activity()}
+        if info["error"]:
+            entry["error"] = info["error"]
+        st.log.append(entry)
+        return info
+
+    def _in_screen(self, x: float, y: float) -> str | None:
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return f"point ({x:g}, {y:g}) is outside the {self.width}x{self.height} screen"
+        return None
+
+    def _ctx_for(self, node: Node) -> Ctx:
+        return Ctx(self, getattr(node.widget, "_app", None) or self.foreground)
+
+    def _targets(self) -> tuple[list[Node], bool]:
+        """The nodes that can take touches now, and whether a modal layer restricts them."""
+        view = self.view()
+        if self.state.overlay is None:
+            return view.nodes, False
+        return [n for n in view.nodes if n.element.id >= view.overlay_start or n.package == SYSTEM_PKG], True
+
+    def _click(self, x: float, y: float) -> str | None:
+        err = self._in_screen(x, y)
+        if err:
+            return err
+        nodes, modal = self._targets()
+        node = hit(nodes, x, y, "click")
+        if node is None:
+            if modal and self.state.overlay is not None and self.state.overlay.kind == "menu":
+                self.state.overlay = None
+                self._changed()
+                return None
+            if modal:
+                return f"a {self.state.overlay.kind} covers the screen; use its buttons or Back"  # type: ignore[union-attr]
+            return f"nothing to click at ({x:g}, {y:g})"
+        w = node.widget
+        if not w.enabled:
+            return f"'{node.element.label or w.id}' is disabled"
+        if w.editable:
+            frame = self.top_frame()
+            if frame is not None:
+                if frame["focus"] != w.id:
+                    frame["focus"] = w.id
+                    self._changed()
+                if w.on_click is None:
+                    return None
+        if w.on_click is None:
+            return f"'{node.element.label or w.id or node.element.class_name}' does not react to taps"
+        w.on_click(self._ctx_for(node))
+        self._changed()
+        return None
+
+    def _long_press(self, x: float, y: float) -> str | None:
+        err = self._in_screen(x, y)
+        if err:
+            return err
+        nodes, modal = self._targets()
+        node = hit(nodes, x, y, "long_press")
+        if node is None:
+            return f"nothing reacts to a long press at ({x:g}, {y:g})"
+        node.widget.on_long_press(self._ctx_for(node))  # type: ignore[misc]
+        self._changed()
+        return None
+
+    def _swipe(self, start: tuple[float, float], end: tuple[float, float]) -> str | None:
+        err = self._in_screen(*start) or self._in_screen(*end)
+        if err:
+            return err
+        dx, dy = end[0] - start[0], end[1] - start[1]
+        if max(abs(dx), abs(dy)) < 40:
+            return "swipe too short (under 40 px); use click for a tap"
+        if self.state.overlay is not None:
+            return f"a {self.state.overlay.kind} covers the screen; close it first"
+        if abs(dx) > abs(dy):
+            if self.state.mode == "home":
+                pages = self.launcher_pages()
+                page = self.state.launcher_page + (1 if dx < 0 else -1)
+                if not 0 <= page < len(pages):
+                    return "no more launcher pages that way"
+                self.state.launcher_page = page
+                self._changed()
+                return None
+            return "nothing scrolls sideways here"
+        view = self.view()
+        node = hit(view.nodes, start[0], start[1], "scroll")
+        if node is None:
+            return "nothing scrollable under the swipe start"
+        sid = node.widget.id or ""
+        content, port = view.extent.get(sid, (0.0, 0.0))
+        frame = self._scroll_owner()
+        old = frame.get(sid, 0.0)
+        new = min(max(0.0, old - dy), max(0.0, content - port))
+        if new == old:
+            return "the list is already at its " + ("end" if dy < 0 else "top")
+        frame[sid] = new
+        self._changed()
+        return None
+
+    def _scroll_owner(self) -> dict[str, float]:
+        frame = self.top_frame()
+        if frame is not None:
+            return frame["scroll"]
+        return self.state.apps.setdefault("_launcher_scroll", {})
+
+    def _focused_input(self) -> tuple[dict[str, Any], Any] | None:
+        frame = self.top_frame()
+        if frame is None or frame["focus"] is None or self.state.overlay is not None:
+            return None
+        for node in self.view().nodes:
+            if node.widget.editable and node.widget.id == frame["focus"] and node.package != KEYBOARD_PKG:
+                return frame, node.widget
+        return None
+
+    def _type(self, text: str) -> str | None:
+        found = self._focused_input()
+        if found is None:
+            return "no text field is focused; tap one first"
+        frame, widget = found
+        submit = text.endswith("\n")
+        text = text.rstrip("\n")
+        ctx = Ctx(self, self.foreground)
+        value = frame["fields"].get(widget.id, widget.value or "") + text
+        frame["fields"][widget.id] = value
+        if widget.on_text is not None:
+            widget.on_text(ctx, value)
+        self._changed()
+        if submit:
+            return self._enter()
+        return None
+
+    def _enter(self) -> str | None:
+        found = self._focused_input()
+        if found is None:
+            return "Enter: no text field is focused"
+        frame, widget = found
+        if widget.on_submit is None:
+            frame["focus"] = None
+        else:
+            widget.on_submit(Ctx(self, self.foreground), frame["fields"].get(widget.id, ""))
+        self._changed()
+        return None
+
+    def _delete_char(self) -> str | None:
+        found = self._focused_input()
+        if found is None:
+            return "delete: no text field is focused"
+        frame, widget = found
+        value = frame["fields"].get(widget.id, "")
+        if not value:
+            return "the text field is already empty"
+        frame["fields"][widget.id] = value[:-1]
+        if widget.on_text is not None:
+            widget.on_text(Ctx(self, self.foreground), value[:-1])
+        self._changed()
+        return None
+
+    def _button(self, button: str) -> str | None:
+        if button == "Back":
+            return self.back()
+        if button == "Home":
+            if self.state.mode == "home" and self.state.launcher_page == 0 and self.state.overlay is None:
+                return "already on the home screen"
+            self.state.launcher_page = 0
+            self.go_home()
+            return None
+        if button == "Menu":
+            self.state.mode, self.state.overlay = "recents", None
+            self._changed()
+            return None
+        return self._enter()
+
+    def _key(self, name: str) -> str | None:
+        key = name.strip().lower().removeprefix("keycode_")
+        if key in ("enter", "66"):
+            return self._enter()
+        if key in ("back", "4"):
+            return self.back()
+        if key in ("home", "3"):
+            return self._button("Home")
+        if key in ("app_switch", "menu", "187", "82"):
+            return self._button("Menu")
+        if key in ("del", "backspace", "delete", "67"):
+            return self._delete_char()
+        return f"key '{name}' has no effect on this phone"
+
+    def _keyboard_type(self, char: str) -> Callable[[Ctx], None]:
+        def handler(ctx: Ctx) -> None:
+            self._type(char)
+        return handler
+
+    # ----- the launcher and recents -------------------------------------------------------------------------
+    def launcher_pages(self) -> list[list[str]]:
+        order = self.state.launcher_order
+        pages = [order[:FIRST_PAGE]]
+        rest = order[FIRST_PAGE:]
+        while rest:
+            pages.append(rest[:PAGE_SIZE])
+            rest = rest[PAGE_SIZE:]
+        if len(pages) < 2:
+            pages.append([])
+        return pages
+
+    def _app_icon(self, key: str) -> Widget:
+        app = self.apps[key]
+        icon = _LauncherIcon(app.icon or app.name, desc=app.name, label=app.name, bg=app.color, round=False,
+                             size=150, color=(255, 255, 255), id=f"app_{key}", label_color=(255, 255, 255),
+                             on_click=lambda ctx, k=key: self._launch(k))
+        return icon
+
+    def _launcher(self, lay: Layout) -> Widget:
+        t = lay.theme
+        page = min(self.state.launcher_page, len(self.launcher_pages()) - 1)
+        apps = self.launcher_pages()[page]
+        icons = [self._app_icon(k) for k in apps]
+        dots = Row(*[Icon("dot", desc=f"Page {i + 1}", size=24, bg=(255, 255, 255) if i == page else (150, 160, 175),
+                          selected=i == page) for i in range(len(self.launcher_pages()))], gap=24)
+        top: list[Widget | None] = []
+        if page == 0:
+            top = [Spacer(80),
+                   Text(self.clock_text(), size=200, color=(255, 255, 255), align="center", id="clock"),
+                   Text(f"Day {1 + int(self.state.clock // 86400)} \u00b7 Sunny 22\u00b0", size="body",
+                        color=(235, 240, 250), align="center", id="date"),
+                   Spacer(120)]
+        else:
+            top = [Spacer(120)]
+        grid = Grid(*icons, cols=4, gap=40, pad=48, id="workspace") if icons else Text(
+            "No apps here", size="body", color=(235, 240, 250), align="center", pad=60)
+        return Column(*top, grid, Spacer(10, flex=True), Column(dots, align="center"), Spacer(40),
+                      bg=self._wallpaper(), id="launcher")
+
+    def _wallpaper(self) -> tuple[int, int, int]:
+        if not self.randomize:
+            return (38, 70, 120)
+        return random.Random(f"{self.state.seed}:wallpaper").choice(
+            [(38, 70, 120), (60, 45, 100), (30, 90, 80), (90, 50, 60), (40, 40, 48), (20, 80, 110)])
+
+    def _recents(self, lay: Layout) -> Widget:
+        cards: list[Widget] = []
+        for key in self.state.recents:
+            app = self.apps[key]
+            frame = self.state.stacks[key][-1] if self.state.stacks[key] else None
+            cards.append(Row(
+                Icon(app.icon or app.name, desc=app.name, bg=app.color, size=110, round=False),
+                Column(Text(app.name, size="title", bold=True),
+                       Text(frame["screen"].replace("_", " ").title() if frame else "", size="small",
+                            color=lay.theme.text2), weight=1.0, gap=8),
+                Icon("close", desc=f"Remove {app.name}", size=80,
+                     on_click=lambda ctx, k=key: self._forget(k), id="dismiss_task"),
+                pad=36, gap=32, bg="surface", radius=32, id="task", desc=app.name,
+                on_click=lambda ctx, k=key: self._launch(k)))
+        body: Widget = Scroll(*cards, id="recents_list", gap=32, pad=40) if cards else Text(
+            "No recent items", size="title", align="center", pad=200, flex=True, color=lay.theme.text2)
+        return Column(Text("Recent apps", size="big", bold=True, pad=40), body,
+                      Row(Spacer(1, weight=1), Button("Clear all", on_click=lambda ctx: self._forget_all(),
+                                                       style="secondary", id="clear_all"), Spacer(1, weight=1),
+                          pad=40) if cards else None, id="recents")
+
+    def _forget(self, key: str) -> None:
+        if key in self.state.recents:
+            self.state.recents.remove(key)
+        self.state.stacks[key] = []
+        self._changed()
+
+    def _forget_all(self) -> None:
+        for key in list(self.state.recents):
+            self._forget(key)
+        self.go_home()
+
+    # ----- building the view ------------------------------------------------------------------------------------
+    def _signature(self) -> tuple[Any, ...]:
+        frame = self.top_frame()
+        loading = bool(frame and frame["ready_at"] > self.state.clock)
+        return (self._version, self.clock_text(), loading, self.state.toast)
+
+    def view(self) -> _View:
+        """The laid-out screen (cached until something changes)."""
+        sig = self._signature()
+        if self._view is not None and self._view_sig == sig:
+            return self._view
+        self._view = self._build()
+        self._view_sig = sig
+        return self._view
+
+    def _build(self) -> _View:
+        st = self.state
+        key = self.foreground
+        frame = self.top_frame()
+        theme = self.theme_for(key)
+        keyboard = frame is not None and frame["focus"] is not None and st.overlay is None
+        content_h = self.height - STATUS_H - NAV_H - (KEYBOARD_H if keyboard else 0)
+        lay = Layout(theme, frame["scroll"] if frame else st.apps.setdefault("_launcher_scroll", {}),
+                     frame["fields"] if frame else {}, frame["focus"] if frame else None)
+        if st.mode == "home":
+            lay = Layout(Theme.make("#1a73e8", dark=bool(self.system.get("dark_mode"))))
+            content, pkg = self._launcher(lay), LAUNCHER_PKG
+        elif st.mode == "recents":
+            lay = Layout(self.theme_for(None))
+            content, pkg = self._recents(lay), "com.sim.recents"
+        else:
+            app = self.apps[key]  # type: ignore[index]
+            pkg = app.package
+            ctx = Ctx(self, key)
+            if frame is None:
+                content = Column(Text(app.name, size="big"))
+            elif frame["ready_at"] > st.clock:
+                content = Column(AppBar(app.name), Spinner("Loading..."), id="loading")
+            else:
+                content = app.render(frame["screen"], ctx)
+        content.place(0, STATUS_H, self.width, content_h, lay)
+        roots: list[tuple[Widget, str]] = [(content, pkg)]
+        lays: dict[int, Layout] = {id(content): lay}
+        sys_lay = Layout(self.theme_for(None))
+        status = self._status_bar(key, theme)
+        status.place(0, 0, self.width, STATUS_H, sys_lay)
+        roots.insert(0, (status, SYSTEM_PKG))
+        lays[id(status)] = sys_lay
+        if keyboard:
+            kb = self._keyboard(theme)
+            kb.place(0, self.height - NAV_H - KEYBOARD_H, self.width, KEYBOARD_H, sys_lay)
+            roots.append((kb, KEYBOARD_PKG))
+            lays[id(kb)] = sys_lay
+        nav = self._nav_bar()
+        nav.place(0, self.height - NAV_H, self.width, NAV_H, sys_lay)
+        roots.append((nav, SYSTEM_PKG))
+        lays[id(nav)] = sys_lay
+        extent = dict(lay.extent)
+        overlay_root = None
+        if st.overlay is not None:
+            overlay_root, opkg = self._overlay(st.overlay, theme)
+            olay = Layout(theme)
+            w = self.width - 2 * 90
+            h = overlay_root.measure(w, olay)
+            y = (self.height - h) / 2 if st.overlay.kind != "menu" else max(STATUS_H + 200, (self.height - h) / 2)
+            overlay_root.place(90, y, w, h, olay)
+            roots.append((overlay_root, opkg))
+            lays[id(overlay_root)] = olay
+        if st.toast is not None:
+            toast = _Toast(st.toast[0], size="small", color=(255, 255, 255), bg=(50, 50, 56), pad=28, radius=40,
+                         align="center", id="toast")
+            tw = min(self.width - 160, (toast.natural_width(sys_lay) or 400))
+            th = toast.measure(tw, sys_lay)
+            toast.place((self.width - tw) / 2, self.height - NAV_H - (KEYBOARD_H if keyboard else 0) - th - 120, tw, th,
+                        sys_lay)
+            roots.append((toast, "android"))
+            lays[id(toast)] = sys_lay
+        nodes = flatten(roots, lays, (self.width, self.height))
+        overlay_start = len(nodes)
+        if overlay_root is not None:
+            for i, n in enumerate(nodes):
+                if n.widget is overlay_root:
+                    overlay_start = i
+                    break
+        return _View(roots, lays, nodes, extent, theme, overlay_start, overlay_root is not None)
+
+    def _status_bar(self, key: str | None, theme: Theme) -> Widget:
+        dark_text = key is not None and not theme.dark and self.state.mode == "app"
+        color = (30, 30, 30) if dark_text or (self.state.mode == "recents" and not theme.dark) else (255, 255, 255)
+        wifi = bool(self.system.get("wifi", True))
+        bt = bool(self.system.get("bluetooth", False))
+        return Row(Text(self.clock_text(), size=36, color=color, bold=True, id="clock"), Spacer(1, weight=1),
+                   Text("BT" if bt else "", size=30, color=color, desc="Bluetooth on" if bt else ""),
+                   Text("WiFi" if wifi else "", size=30, color=color, desc="Wifi signal full" if wifi else "No wifi"),
+                   Text("87%", size=30, color=color, desc="Battery 87 percent"),
+                   pad=18, gap=24, id="status_bar")
+
+    def _nav_bar(self) -> Widget:
+        color = (90, 90, 96)
+        row = Row(Icon("back", desc="Back", size=90, color=color, on_click=lambda ctx: self.back(), id="back",
+                       weight=1.0),
+                  Icon("home_circle", desc="Home", size=90, color=color, on_click=lambda ctx: self._button("Home"),
+                       id="home", weight=1.0),
+                  Icon("recents", desc="Overview", size=90, color=color, on_click=lambda ctx: self._button("Menu"),
+                       id="recent_apps", weight=1.0),
+                  pad=20, gap=0, bg=(248, 248, 250), id="navigation_bar")
+        return row
+
+    def _keyboard(self, theme: Theme) -> Widget:
+        rows: list[Widget] = []
+        for letters in KEY_ROWS:
+            keys = [_Key(ch, on_click=self._keyboard_type(ch), id=f"key_{ch}") for ch in letters]
+            rows.append(Row(*keys, gap=12, pad=0))
+        rows.append(Row(_Key("\u232b", desc="Delete", on_click=lambda ctx: self._delete_char(), id="key_delete",
+                             weight=1.5),
+                        _Key("space", desc="Space", on_click=self._keyboard_type(" "), id="key_space", weight=5.0),
+                        _Key("Enter", desc="Enter", on_click=lambda ctx: self._enter(), id="key_enter", weight=1.5),
+                        gap=12))
+        return Column(*rows, pad=24, gap=20, bg=(210, 213, 220), id="keyboard")
+
+    def _overlay(self, ov: Overlay, theme: Theme) -> tuple[Widget, str]:
+        pkg = PERMISSION_PKG if ov.kind == "permission" else (self.apps[ov.app].package if ov.app in self.apps else "android")
+
+        def press(handler: Callable[[Ctx], None] | None, app: str | None) -> Callable[[Ctx], None]:
+            def run(ctx: Ctx) -> None:
+                self.state.overlay = None
+                self._changed()
+                if handler is not None:
+                    handler(Ctx(self, app))
+            return run
+
+        if ov.kind == "menu":
+            items = [Text(label, size="body", pad=36, on_click=press(h, ov.app), id=f"menu_item_{i}")
+                     for i, (label, h) in enumerate(ov.buttons)]
+            head = [Text(ov.title, size="small", color=theme.text2, pad=36)] if ov.title else []
+            return Column(*head, *items, bg=theme.bg, radius=24, border=theme.divider, id="context_menu"), pkg
+        if ov.kind == "ad":
+            return Column(
+                Row(Text("Ad", size="tiny", color=(255, 255, 255), bg=(240, 160, 0), pad=8, radius=8),
+                    Spacer(1, weight=1),
+                    Icon("close", desc="Close ad", size=80, on_click=press(None, ov.app), id="ad_close"), gap=10),
+                _AdImage(desc="Advertisement", height=500, color=(250, 200, 120)),
+                Text(ov.title, size="big", bold=True, align="center"),
+                Text(ov.text, size="body", align="center"),
+                Button("View offer", on_click=press(None, ov.app), id="ad_view"),
+                pad=40, gap=28, bg=theme.bg, radius=36, border=theme.divider, id="ad_popup"), pkg
+        buttons = [Button(label, on_click=press(h, ov.app), style="text",
+                          id="permission_allow_button" if label == "Allow" and ov.kind == "permission"
+                          else "permission_deny_button" if ov.kind == "permission" else f"button{i + 1}")
+                   for i, (label, h) in enumerate(ov.buttons)]
+        return Column(
+            Text(ov.title, size="title", bold=True, id="alertTitle"),
+            Text(ov.text, size="body", color=theme.text2, id="message") if ov.text else None,
+            Row(Spacer(1, weight=1), *buttons, gap=12),
+            pad=56, gap=36, bg=theme.bg, radius=40, border=theme.divider, id="dialog"), pkg
+
+    # ----- what an agent gets ------------------------------------------------------------------------------
+    def elements(self) -> list[Any]:
+        return [n.element for n in self.view().nodes]
+
+    def xml(self) -> str:
+        return to_xml(self.view().nodes)
+
+    def screenshot(self, scale: float = 1.0) -> Any:
+        """The screen as a PIL image, `scale` times the logical size (0.3 gives 324x720)."""
+        view = self.view()
+        sig = self._view_sig
+        cached = self._image_cache.get(scale)
+        if cached is not None and cached[0] == sig:
+            return cached[1]
+        bg = self._wallpaper() if self.state.mode == "home" else view.theme.bg
+        canvas = Canvas(self.width, self.height, scale, bg)
+        for root, _pkg in view.roots:
+            lay = view.lays[id(root)]
+            root.paint(canvas, lay)
+        image = canvas.image
+        self._image_cache = {scale: (sig, image)}
+        return image
+
+    def state_key(self) -> str:
+        """A stable hash of what matters: the screen stack, overlays, app states, permissions, effects count."""
+        st = self.state
+        frames = []
+        if st.mode == "app" and st.foreground:
+            for f in st.stacks[st.foreground]:
+                frames.append([f["screen"], f["params"], f["fields"], f["focus"],
+                               {k: int(v) for k, v in sorted(f["scroll"].items())}])
+        data = [st.mode, st.foreground, st.launcher_page if st.mode == "home" else 0, frames,
+                st.overlay.signature() if st.overlay else None, {k: v for k, v in st.apps.items() if not k.startswith("_")},
+                st.permissions, len(st.effects)]
+        text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+    def state_dict(self) -> dict[str, Any]:
+        """The phone's state as plain JSON data (without overlay handlers and the random source)."""
+        st = self.state
+        return {
+            "seed": st.seed, "clock": st.clock, "step": st.step, "mode": st.mode, "foreground": st.foreground,
+            "launcher_page": st.launcher_page, "stacks": copy.deepcopy(st.stacks), "apps": copy.deepcopy(st.apps),
+            "permissions": copy.deepcopy(st.permissions), "effects": [e.to_dict() for e in st.effects],
+            "overlay": st.overlay.signature() if st.overlay else None, "recents": list(st.recents),
+            "answers": list(st.answers),
+        }
+
+
+@dataclass(slots=True)
+class _View:
+    roots: list[tuple[Widget, str]]
+    lays: dict[int, Layout]
+    nodes: list[Node]
+    extent: dict[str, tuple[float, float]]
+    theme: Theme
+    overlay_start: int
+    has_overlay: bool
+
+
+class _Toast(Text):
+    """A toast message; shown in the tree like Android's toast window."""
+
+    cls_name = "android.widget.Toast"
+    __slots__ = ()
+
+
+class _LauncherIcon(Icon):
+    """A launcher shortcut; launchers report these as text views."""
+
+    cls_name = "android.widget.TextView"
+    __slots__ = ()
+
+
+class _AdImage(Widget):
+    cls_name = "android.widget.ImageView"
+    __slots__ = ("height", "color")
+
+    def __init__(self, desc: str, height: float, color: tuple[int, int, int]) -> None:
+        super().__init__(desc=desc)
+        self.height, self.color = height, color
+
+    def measure(self, w: float, lay: Layout) -> float:
+        return self.height
+
+    def paint(self, c: Canvas, lay: Layout) -> None:
+        c.rect(self.box, fill=self.color, radius=24)
+        x1, y1, x2, y2 = self.box
+        c.text(x1 + 60, (y1 + y2) / 2 - 60, "SALE", 120, (200, 40, 40), True)
+
+
+class _Key(Widget):
+    """A key of the soft keyboard."""
+
+    cls_name = "android.widget.Button"
+    __slots__ = ("label",)
+
+    def __init__(self, label: str, desc: str = "", weight: float = 1.0, **kw: Any) -> None:
+        super().__init__(desc=desc or label, weight=weight, **kw)
+        self.label = label
+
+    @property
+    def text(self) -> str:
+        return self.label if len(self.label) == 1 and self.label.isalnum() else ""
+
+    def measure(self, w: float, lay: Layout) -> float:
+        return 150
+
+    def paint(self, c: Canvas, lay: Layout) -> None:
+        c.rect(self.box, fill=(255, 255, 255), radius=14)
+        x1, y1, x2, y2 = self.box
+        px = 52 if len(self.label) == 1 else 38
+        c.text((x1 + x2 - text_width(self.label, px)) / 2, (y1 + y2) / 2 - px * 0.6, self.label, px, (30, 30, 30))

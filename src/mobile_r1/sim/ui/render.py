@@ -1,0 +1,215 @@
+"""Drawing onto a PIL screenshot at a scale of the logical screen, with cached fonts and text bitmaps."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from mobile_r1.sim.ui.theme import Color
+
+_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF", "/Library/Fonts")
+
+
+@lru_cache(maxsize=None)
+def _font_path(bold: bool) -> str | None:
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    for folder in _FONT_DIRS:
+        path = Path(folder) / name
+        if path.is_file():
+            return str(path)
+    return None
+
+
+@lru_cache(maxsize=256)
+def font(size: int, bold: bool = False) -> Any:
+    """A font of `size` pixels: DejaVu Sans when the system has it, else Pillow's built-in font."""
+    size = max(6, int(size))
+    path = _font_path(bold) or (_font_path(False) if bold else None)
+    if path is not None:
+        return ImageFont.truetype(path, size)
+    return ImageFont.load_default(size=size)
+
+
+@lru_cache(maxsize=65536)
+def text_width(text: str, size: int, bold: bool = False) -> float:
+    """Width in logical pixels of one line of text at `size` (measured at full scale, cached)."""
+    return font(size, bold).getlength(text)
+
+
+@lru_cache(maxsize=16384)
+def _mask(text: str, size: int, bold: bool) -> tuple[Any, tuple[int, int]]:
+    return font(size, bold).getmask2(text, mode="L")
+
+
+def wrap(text: str, size: int, width: float, bold: bool = False, max_lines: int = 0) -> list[str]:
+    """Greedy word wrap of `text` into lines no wider than `width`; the last kept line ends in '...'."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        words = paragraph.split(" ")
+        line = ""
+        for word in words:
+            trial = f"{line} {word}" if line else word
+            if line and text_width(trial, size, bold) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    if max_lines and len(lines) > max_lines:
+        lines = lines[:max_lines]
+        last = lines[-1]
+        while last and text_width(last + "...", size, bold) > width:
+            last = last[:-1]
+        lines[-1] = last + "..."
+    return lines
+
+
+class Canvas:
+    """A screenshot being drawn; every call takes logical coordinates and draws them at `scale`."""
+
+    def __init__(self, width: int, height: int, scale: float, bg: Color) -> None:
+        self.scale = scale
+        self.image = Image.new("RGB", (max(1, int(width * scale)), max(1, int(height * scale))), bg)
+        self.draw = ImageDraw.Draw(self.image)
+
+    def _box(self, box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+        s = self.scale
+        return (round(box[0] * s), round(box[1] * s), max(round(box[0] * s), round(box[2] * s) - 1),
+                max(round(box[1] * s), round(box[3] * s) - 1))
+
+    def rect(self, box: tuple[float, float, float, float], fill: Color | None = None, radius: float = 0,
+             outline: Color | None = None, width: float = 0) -> None:
+        b = self._box(box)
+        r = int(radius * self.scale)
+        w = max(1, round(width * self.scale)) if outline is not None else 0
+        if r >= 2:
+            self.draw.rounded_rectangle(b, radius=r, fill=fill, outline=outline, width=w)
+        else:
+            self.draw.rectangle(b, fill=fill, outline=outline, width=w)
+
+    def ellipse(self, box: tuple[float, float, float, float], fill: Color | None = None,
+                outline: Color | None = None, width: float = 0) -> None:
+        w = max(1, round(width * self.scale)) if outline is not None else 0
+        self.draw.ellipse(self._box(box), fill=fill, outline=outline, width=w)
+
+    def line(self, points: list[tuple[float, float]], fill: Color, width: float = 6) -> None:
+        s = self.scale
+        self.draw.line([(x * s, y * s) for x, y in points], fill=fill, width=max(1, round(width * s)))
+
+    def polygon(self, points: list[tuple[float, float]], fill: Color) -> None:
+        s = self.scale
+        self.draw.polygon([(x * s, y * s) for x, y in points], fill=fill)
+
+    def text(self, x: float, y: float, text: str, size: int, color: Color, bold: bool = False) -> None:
+        """Draw one line with its top-left at (x, y); text bitmaps are cached per (text, scaled size)."""
+        if not text:
+            return
+        px = max(6, round(size * self.scale))
+        mask, offset = _mask(text, px, bold)
+        try:
+            ink = self.draw._getink(color)[0]
+            self.draw.draw.draw_bitmap((round(x * self.scale) + offset[0], round(y * self.scale) + offset[1]),
+                                       mask, ink)
+        except (AttributeError, TypeError):  # a Pillow without these internals: draw the slow way
+            self.draw.text((x * self.scale, y * self.scale), text, font=font(px, bold), fill=color)
+
+
+def glyph(canvas: Canvas, name: str, box: tuple[float, float, float, float], color: Color) -> bool:
+    """Draw a named icon shape inside `box`; False when the name has no drawing (caller draws a letter)."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = min(x2 - x1, y2 - y1) / 2 * 0.7
+    w = max(4.0, r / 5)
+    if name == "back":
+        canvas.line([(cx + r * 0.5, cy - r), (cx - r * 0.5, cy), (cx + r * 0.5, cy + r)], color, w)
+    elif name == "forward":
+        canvas.line([(cx - r * 0.5, cy - r), (cx + r * 0.5, cy), (cx - r * 0.5, cy + r)], color, w)
+    elif name == "close":
+        canvas.line([(cx - r * 0.7, cy - r * 0.7), (cx + r * 0.7, cy + r * 0.7)], color, w)
+        canvas.line([(cx - r * 0.7, cy + r * 0.7), (cx + r * 0.7, cy - r * 0.7)], color, w)
+    elif name == "plus":
+        canvas.line([(cx - r, cy), (cx + r, cy)], color, w)
+        canvas.line([(cx, cy - r), (cx, cy + r)], color, w)
+    elif name == "minus":
+        canvas.line([(cx - r, cy), (cx + r, cy)], color, w)
+    elif name == "search":
+        rr = r * 0.6
+        canvas.ellipse((cx - rr - r * 0.2, cy - rr - r * 0.2, cx + rr - r * 0.2, cy + rr - r * 0.2), outline=color, width=w)
+        canvas.line([(cx + rr * 0.5, cy + rr * 0.5), (cx + r, cy + r)], color, w)
+    elif name in ("menu", "list"):
+        for dy in (-0.6, 0, 0.6):
+            canvas.line([(cx - r, cy + dy * r), (cx + r, cy + dy * r)], color, w)
+    elif name == "more":
+        for dy in (-0.7, 0, 0.7):
+            canvas.ellipse((cx - w, cy + dy * r - w, cx + w, cy + dy * r + w), fill=color)
+    elif name in ("heart", "heart_filled"):
+        pts = [(cx + r * 16 * math.sin(t) ** 3 / 17,
+                cy - r * (13 * math.cos(t) - 5 * math.cos(2 * t) - 2 * math.cos(3 * t) - math.cos(4 * t)) / 17)
+               for t in [i * math.pi / 12 for i in range(25)]]
+        if name == "heart_filled":
+            canvas.polygon(pts, color)
+        else:
+            canvas.line(pts, color, w * 0.8)
+    elif name in ("star", "star_filled"):
+        pts = []
+        for i in range(10):
+            a = -math.pi / 2 + i * math.pi / 5
+            rad = r if i % 2 == 0 else r * 0.45
+            pts.append((cx + rad * math.cos(a), cy + rad * math.sin(a)))
+        if name == "star_filled":
+            canvas.polygon(pts, color)
+        else:
+            canvas.line(pts + [pts[0]], color, w * 0.7)
+    elif name == "cart":
+        canvas.line([(cx - r, cy - r * 0.8), (cx - r * 0.6, cy - r * 0.8), (cx - r * 0.3, cy + r * 0.4),
+                     (cx + r * 0.8, cy + r * 0.4), (cx + r, cy - r * 0.5), (cx - r * 0.5, cy - r * 0.5)], color, w)
+        for dx in (-0.2, 0.6):
+            canvas.ellipse((cx + dx * r - w, cy + r * 0.75 - w, cx + dx * r + w, cy + r * 0.75 + w), fill=color)
+    elif name in ("user", "person"):
+        canvas.ellipse((cx - r * 0.4, cy - r, cx + r * 0.4, cy - r * 0.2), fill=color)
+        canvas.ellipse((cx - r * 0.8, cy - r * 0.05, cx + r * 0.8, cy + r * 1.4), fill=color)
+    elif name == "home":
+        canvas.polygon([(cx - r, cy), (cx, cy - r), (cx + r, cy)], color)
+        canvas.rect((cx - r * 0.65, cy, cx + r * 0.65, cy + r), fill=color)
+    elif name == "check":
+        canvas.line([(cx - r * 0.8, cy), (cx - r * 0.2, cy + r * 0.6), (cx + r * 0.8, cy - r * 0.6)], color, w)
+    elif name in ("trash", "delete"):
+        canvas.rect((cx - r * 0.6, cy - r * 0.5, cx + r * 0.6, cy + r), outline=color, width=w)
+        canvas.line([(cx - r * 0.9, cy - r * 0.65), (cx + r * 0.9, cy - r * 0.65)], color, w)
+    elif name == "send":
+        canvas.polygon([(cx - r, cy - r * 0.8), (cx + r, cy), (cx - r, cy + r * 0.8), (cx - r * 0.6, cy)], color)
+    elif name in ("gear", "settings"):
+        canvas.ellipse((cx - r, cy - r, cx + r, cy + r), outline=color, width=w * 1.4)
+        canvas.ellipse((cx - r * 0.35, cy - r * 0.35, cx + r * 0.35, cy + r * 0.35), fill=color)
+    elif name == "edit":
+        canvas.line([(cx - r * 0.8, cy + r * 0.8), (cx + r * 0.7, cy - r * 0.7)], color, w * 1.3)
+    elif name == "bag":
+        canvas.rect((cx - r * 0.8, cy - r * 0.4, cx + r * 0.8, cy + r), fill=color, radius=r * 0.15)
+        canvas.line([(cx - r * 0.4, cy - r * 0.4), (cx - r * 0.4, cy - r * 0.8), (cx + r * 0.4, cy - r * 0.8),
+                     (cx + r * 0.4, cy - r * 0.4)], color, w)
+    elif name == "note":
+        canvas.rect((cx - r * 0.75, cy - r, cx + r * 0.75, cy + r), fill=color, radius=r * 0.15)
+    elif name == "share":
+        pts = [(cx + r * 0.6, cy - r * 0.7), (cx - r * 0.6, cy), (cx + r * 0.6, cy + r * 0.7)]
+        canvas.line(pts, color, w * 0.8)
+        for px, py in pts:
+            canvas.ellipse((px - w * 1.5, py - w * 1.5, px + w * 1.5, py + w * 1.5), fill=color)
+    elif name == "dot":
+        pass
+    elif name == "home_circle":
+        canvas.ellipse((cx - r * 0.6, cy - r * 0.6, cx + r * 0.6, cy + r * 0.6), outline=color, width=w)
+    elif name == "recents":
+        canvas.rect((cx - r * 0.55, cy - r * 0.55, cx + r * 0.55, cy + r * 0.55), outline=color, width=w, radius=r * 0.1)
+    elif name == "spinner":
+        for i in range(8):
+            a = i * math.pi / 4
+            shade = (color[0], color[1], color[2])
+            canvas.ellipse((cx + r * math.cos(a) - w, cy + r * math.sin(a) - w, cx + r * math.cos(a) + w,
+                            cy + r * math.sin(a) + w), fill=shade if i % 2 == 0 else None, outline=shade, width=2)
+    else:
+        return False
+    return True
