@@ -52,8 +52,9 @@ class Policy:
     def reference(self) -> Iterator[Any]:
         """The frozen reference model: with LoRA the same weights with the adapter off, else a frozen copy."""
         if self.uses_lora:
-            with self.model.disable_adapter():
-                yield self.model
+            model = unwrap(self.model)
+            with model.disable_adapter():
+                yield model
             return
         if self._reference is None:
             import copy

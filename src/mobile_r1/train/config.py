@@ -1,0 +1,160 @@
+"""Training configuration: typed, documented, validated YAML (`mobile-r1 train --config configs/NAME.yaml`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mobile_r1.core.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+
+class LoraConfig(_Section):
+    """LoRA adapter (peft). With LoRA the KL reference is the base model with the adapter switched off."""
+
+    r: int = Field(16, ge=1, description="adapter rank")
+    alpha: int = Field(32, ge=1, description="scaling numerator (lora_alpha)")
+    dropout: float = Field(0.05, ge=0.0, lt=1.0)
+    target_modules: str | list[str] = Field("all-linear", description="'all-linear' or module names / a regex")
+
+
+class ModelConfig(_Section):
+    """Which model to train."""
+
+    name: str = Field("tiny-lm", description="preset (tiny-lm, tiny-vl, smollm2-135m), a local directory or a hub id")
+    dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="weights dtype")
+    lora: LoraConfig | None = Field(None, description="train a LoRA adapter instead of all weights")
+    gradient_checkpointing: bool = Field(False, description="recompute activations in backward to save memory")
+
+
+class DataConfig(_Section):
+    """Episodes to train on and how each step is shown to the model."""
+
+    train: list[str] = Field(default_factory=list, description="episode files or folders (any format load_any reads)")
+    eval: list[str] = Field(default_factory=list, description="held-out episodes; empty: hold out eval_fraction of train")
+    eval_fraction: float = Field(0.1, ge=0.0, lt=1.0, description="share of episodes held out when `eval` is empty")
+    eval_max_steps: int = Field(32, ge=0, description="held-out steps scored at each evaluation")
+    image_dir: str | None = Field(None, description="folder screenshot paths are relative to (default: beside the data)")
+    dialect: str = Field("inquire", description="prompt and output format: qwen2.5vl, inquire, mobile-r1, uitars")
+    observation_mode: Literal["image", "text"] = Field("text", description="screenshots or accessibility-tree text")
+    history_window: int | None = Field(4, ge=0, description="earlier steps shown in the prompt (null: all)")
+    prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
+    min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
+    max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")
+
+
+class OptimConfig(_Section):
+    """AdamW and its learning-rate schedule."""
+
+    lr: float = Field(1e-5, gt=0.0)
+    weight_decay: float = Field(0.0, ge=0.0)
+    scheduler: Literal["linear", "constant", "cosine"] = Field("linear", description="decay to 0 over the run")
+    warmup_ratio: float = Field(0.0, ge=0.0, lt=1.0)
+    max_grad_norm: float | None = Field(1.0, gt=0.0, description="clip the gradient norm (null: no clipping)")
+
+
+class SFTConfig(_Section):
+    """Stage 1: supervised format alignment on expert steps (loss on assistant tokens only)."""
+
+    epochs: float = Field(3.0, gt=0.0)
+    batch_size: int = Field(8, ge=1, description="examples per optimizer step (over all processes)")
+    micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
+    max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
+    eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
+
+
+class GRPOConfig(_Section):
+    """Stage 2: action-level GRPO on labelled steps. Defaults are InquireMobile's settings."""
+
+    reward: str = Field("inquire", description="reward preset of mobile_r1.core.rewards")
+    epochs: float = Field(2.0, gt=0.0)
+    prompts_per_step: int = Field(4, ge=1, description="labelled steps per optimizer step (over all processes)")
+    num_generations: int = Field(4, ge=2, description="G, samples per prompt")
+    temperature: float = Field(1.0, gt=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    max_completion_length: int = Field(256, ge=1)
+    scale_rewards: Literal["group", "batch", "none"] = "group"
+    loss_type: Literal["grpo", "dapo", "dr_grpo"] = Field("dapo", description="per sequence, per token, constant length")
+    epsilon: float = Field(0.2, gt=0.0)
+    epsilon_high: float | None = Field(None, gt=0.0, description="upper clip (null: epsilon)")
+    beta: float = Field(0.04, ge=0.0, description="k3 KL weight (0: no reference model)")
+    num_iterations: int = Field(1, ge=1, description="optimizer steps per rollout")
+    micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
+
+
+class RunConfig(_Section):
+    """Where results go and how often to log, evaluate and checkpoint."""
+
+    output_dir: str = Field("runs/default", description="the run directory")
+    seed: int = 0
+    max_steps: int | None = Field(None, ge=1, description="stop after this many optimizer steps (null: the epochs)")
+    log_every: int = Field(1, ge=1)
+    eval_every: int = Field(0, ge=0, description="evaluate every N steps (0: only at the start and the end)")
+    save_every: int = Field(50, ge=1, description="checkpoint every N steps")
+    keep_checkpoints: int = Field(2, ge=1)
+    mixed_precision: Literal["no", "bf16", "fp16"] = Field("no", description="accelerate autocast")
+    tensorboard: bool = True
+
+
+class TrainConfig(_Section):
+    """A whole training configuration file."""
+
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    sft: SFTConfig = Field(default_factory=SFTConfig)
+    grpo: GRPOConfig = Field(default_factory=GRPOConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read and validate a YAML config; relative data paths are resolved against the file's folder.
+
+    Raises ConfigError naming the file and the field, e.g. `configs/x.yaml: grpo.temperature: ...`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} not found; see configs/ for examples")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections (model, data, optim, sft, grpo, run)")
+    for dotted, value in (overrides or {}).items():
+        node = raw
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    try:
+        config = TrainConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"{path}: {problems}") from None
+    base = path.resolve().parent
+    data = config.data
+    data.train = [_resolve(p, base) for p in data.train]
+    data.eval = [_resolve(p, base) for p in data.eval]
+    if data.image_dir:
+        data.image_dir = _resolve(data.image_dir, base)
+    return config
+
+
+def _resolve(value: str, base: Path) -> str:
+    p = Path(value).expanduser()
+    if p.is_absolute() or p.exists():
+        return str(p)
+    candidate = base / p
+    return str(candidate) if candidate.exists() else str(p)

@@ -1,0 +1,179 @@
+"""Episodes -> per-step training examples: chat messages in a dialect, screenshots, targets and labels in the model frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+
+from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import get_dialect
+from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.geometry import MAX_PIXELS, MIN_PIXELS, Frame
+from mobile_r1.core.records import Episode, Observation
+from mobile_r1.models.policy import Policy
+from mobile_r1.train.grpo import PromptInput
+
+
+@dataclass
+class PromptSettings:
+    """How a step becomes a prompt: dialect, screenshots or accessibility text, history, image size."""
+
+    dialect: str = "inquire"
+    observation_mode: Literal["image", "text"] = "text"
+    history_window: int | None = 4
+    prescale: float = 1.0  # scale screenshots by this first (InquireMobile uses 0.3)
+    min_pixels: int = MIN_PIXELS
+    max_pixels: int = 1280 * 28 * 28
+    image_dir: str | None = None  # where `screenshot_path`s are relative to
+
+
+@dataclass
+class StepExample:
+    """One labelled step, ready for a model: prompt messages, images, the target text and the reward label.
+
+    `label` has its coordinates in the model frame (the image the model saw, `model_size`); `bbox` is in
+    screen pixels (`screen_size`), as the rewards expect.
+    """
+
+    episode_id: str
+    step_index: int
+    messages: list[dict[str, Any]]
+    images: list[Any]
+    target: str
+    label: Action
+    bbox: tuple[int, int, int, int] | None
+    screen_size: tuple[int, int]
+    model_size: tuple[int, int]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _screen_size(episode: Episode, observation: Observation | None) -> tuple[int, int]:
+    if observation is not None:
+        return observation.screen_size
+    if episode.screen_size is not None:
+        return (int(episode.screen_size[0]), int(episode.screen_size[1]))
+    raise DataError(f"episode {episode.id}: a step has no observation and the episode no screen_size")
+
+
+def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+    from PIL import Image
+
+    image = observation.screenshot
+    if image is None:
+        if not observation.screenshot_path:
+            raise DataError("observation_mode 'image' needs screenshots, but a step has none; use observation_mode 'text'")
+        path = Path(settings.image_dir or ".") / observation.screenshot_path
+        if not path.is_file():
+            raise DataError(f"screenshot {path} not found; set data.image_dir to the episodes' image folder")
+        image = Image.open(path)
+    # resize straight to the smart_resize size, so the image processor leaves it as is and the frame is exact
+    return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
+
+
+def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:
+    """Every step of every episode as an example (history = the episode's earlier steps)."""
+    dialect = get_dialect(settings.dialect)
+    out: list[StepExample] = []
+    for episode in episodes:
+        for index, step in enumerate(episode.steps):
+            screen = _screen_size(episode, step.observation)
+            model = Frame.qwen(
+                screen[0], screen[1], prescale=settings.prescale, min_pixels=settings.min_pixels, max_pixels=settings.max_pixels
+            )
+            if episode.frame == "model" and episode.model_size is not None:
+                source = Frame(*episode.model_size)
+            else:
+                source = Frame.screen(*screen)
+            label = step.action.map_points(lambda p: source.map(p, model))
+            history = episode.steps[:index]
+            messages = dialect.build_messages(
+                episode.instruction,
+                step.observation,
+                history,
+                observation_mode=settings.observation_mode,
+                model_frame=model,
+                history_window=settings.history_window,
+            )
+            images: list[Any] = []
+            if settings.observation_mode == "image":
+                shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
+                images = [_load_image(o, settings, model) for o in shown]
+            try:
+                target = dialect.render(label, step.thought, step.description)
+            except ActionError as exc:
+                raise DataError(f"episode {episode.id}, step {index}: {exc}; choose another data.dialect") from None
+            out.append(
+                StepExample(
+                    episode_id=episode.id,
+                    step_index=index,
+                    messages=messages,
+                    images=images,
+                    target=target,
+                    label=label,
+                    bbox=step.bbox,
+                    screen_size=screen,
+                    model_size=(int(model.width), int(model.height)),
+                )
+            )
+    return out
+
+
+def check_policy_fits(policy: Policy, settings: PromptSettings) -> None:
+    """A text-only model cannot read screenshots: say so before training starts."""
+    if settings.observation_mode == "image" and not policy.takes_images:
+        raise ConfigError(
+            f"model {policy.spec!r} takes no images; set data.observation_mode: text or use a VL model (e.g. tiny-vl)"
+        )
+
+
+def prompt_text(policy: Policy, messages: list[dict[str, Any]]) -> str:
+    """The chat-template text of the prompt, ending with the assistant turn's opening."""
+    if not policy.takes_images:  # text models' templates want string contents
+        messages = [
+            {**m, "content": m["content"] if isinstance(m["content"], str) else "".join(p.get("text", "") for p in m["content"])}
+            for m in messages
+        ]
+    return policy.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+
+def encode_prompt(policy: Policy, messages: list[dict[str, Any]], images: list[Any]) -> PromptInput:
+    """Token ids of the prompt (image placeholders expanded) and its image tensors."""
+    text = prompt_text(policy, messages)
+    if policy.takes_images and images:
+        enc = policy.processor([text], images)
+        vision = {k: enc[k] for k in ("pixel_values", "image_grid_thw")}
+        return PromptInput(enc["input_ids"][0].tolist(), vision)
+    ids = policy.tokenizer(text, add_special_tokens=False).input_ids
+    return PromptInput(list(ids), None)
+
+
+def end_of_turn(policy: Policy) -> str:
+    """The token that closes an assistant turn (`<|im_end|>` for ChatML models)."""
+    tok = policy.tokenizer
+    if "<|im_end|>" in tok.get_vocab():
+        return "<|im_end|>"
+    if tok.eos_token is None:
+        raise ConfigError(f"model {policy.spec!r} has no end-of-turn token")
+    return tok.eos_token
+
+
+def encode_target(policy: Policy, target: str) -> list[int]:
+    """Token ids of the assistant text followed by the end-of-turn token."""
+    return list(policy.tokenizer(target + end_of_turn(policy), add_special_tokens=False).input_ids)
+
+
+def decode_completion(policy: Policy, ids: list[int]) -> str:
+    """Completion text with special tags kept but the end-of-turn and padding tokens dropped."""
+    drop = {policy.tokenizer.pad_token_id, policy.tokenizer.eos_token_id, policy.tokenizer.convert_tokens_to_ids(end_of_turn(policy))}
+    return policy.tokenizer.decode([t for t in ids if t not in drop], skip_special_tokens=False)
+
+
+def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch.Tensor]:
+    """Concatenate per-example image tensors for one batch."""
+    present = [v for v in items if v]
+    if not present:
+        return {}
+    return {k: torch.cat([v[k] for v in present]) for k in present[0]}

@@ -1,0 +1,175 @@
+"""Stage 1, supervised format alignment: cross-entropy on the assistant tokens of each expert step, nothing else."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from mobile_r1.core.dialects import get_dialect
+from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import StepExample, decode_completion, encode_prompt, encode_target, stack_vision
+
+IGNORE = -100
+
+
+@dataclass
+class SFTItem:
+    """One tokenised example: prompt + target ids, labels that are IGNORE on the prompt, image tensors."""
+
+    input_ids: list[int]
+    labels: list[int]
+    vision: dict[str, torch.Tensor] | None
+
+
+def encode_example(policy: Policy, example: StepExample, max_length: int | None = None) -> SFTItem:
+    """Prompt ids (masked) followed by the assistant target and the end-of-turn token (trained on).
+
+    Too-long examples lose prompt tokens from the left (never the target, never image tokens in VL prompts).
+    """
+    prompt = encode_prompt(policy, example.messages, example.images)
+    target = encode_target(policy, example.target)
+    prompt_ids = prompt.ids
+    if max_length is not None and len(prompt_ids) + len(target) > max_length and prompt.vision is None:
+        prompt_ids = prompt_ids[max(0, len(prompt_ids) + len(target) - max_length) :]
+    return SFTItem(prompt_ids + target, [IGNORE] * len(prompt_ids) + target, prompt.vision)
+
+
+def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device) -> dict[str, torch.Tensor]:
+    """Right-padded ids, attention mask and labels (IGNORE on padding), plus image tensors."""
+    width = max(len(i.input_ids) for i in items)
+    ids = [i.input_ids + [pad_id] * (width - len(i.input_ids)) for i in items]
+    labels = [i.labels + [IGNORE] * (width - len(i.labels)) for i in items]
+    mask = [[1] * len(i.input_ids) + [0] * (width - len(i.input_ids)) for i in items]
+    batch = {
+        "input_ids": torch.tensor(ids, device=device),
+        "attention_mask": torch.tensor(mask, device=device),
+        "labels": torch.tensor(labels, device=device),
+    }
+    batch.update({k: v.to(device) for k, v in stack_vision([i.vision for i in items]).items()})
+    return batch
+
+
+def token_loss_sum(model: Any, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
+    """Sum of the next-token cross-entropy over labelled tokens, and how many there were."""
+    labels = batch["labels"]
+    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    logits = model(**inputs, use_cache=False).logits[:, :-1].float()
+    targets = labels[:, 1:]
+    loss = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE, reduction="sum"
+    )
+    return loss, int((targets != IGNORE).sum())
+
+
+@torch.no_grad()
+def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str, max_new_tokens: int) -> dict[str, float]:
+    """Greedy-decode each example and report the share the dialect parses as a valid action, and exact-type rate."""
+    parser = get_dialect(dialect)
+    model = unwrap(policy.model)
+    was_training = model.training
+    model.eval()
+    valid = same_type = 0
+    for example in examples:
+        prompt = encode_prompt(policy, example.messages, example.images)
+        ids = torch.tensor([prompt.ids], device=policy.device)
+        vision = {k: v.to(policy.device) for k, v in (prompt.vision or {}).items()}
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=policy.tokenizer.pad_token_id,
+            **vision,
+        )[0, ids.shape[1] :].tolist()
+        parsed = parser.parse(decode_completion(policy, out))
+        valid += int(parsed.ok)
+        same_type += int(parsed.action is not None and parsed.action.type == example.label.type)
+    model.train(was_training)
+    n = max(len(examples), 1)
+    return {"format_valid": valid / n, "type_match": same_type / n}
+
+
+class SFTRunner:
+    """Stage 1 for the run loop: fixed-size batches of examples, token-mean loss, gradient accumulation."""
+
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
+                 held_out: list[StepExample]) -> None:
+        self.config = config
+        self.policy = policy
+        self.accelerator = accelerator
+        self.train = train
+        self.held_out = held_out
+        self.held_out_items = [encode_example(policy, e, config.sft.max_length) for e in held_out]
+        sft = config.sft
+        steps = math.ceil(len(train) * sft.epochs / sft.batch_size)
+        self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
+        self.optimizer: Any = None
+        self.scheduler: Any = None
+
+    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+        self.optimizer, self.scheduler = optimizer, scheduler
+
+    def _token_count(self, items: list[SFTItem]) -> float:
+        n = sum(sum(1 for t in i.labels[1:] if t != IGNORE) for i in items)
+        acc = self.accelerator
+        if acc.num_processes > 1:  # DDP averages gradients: normalise by the mean count so the result is a global mean
+            n = float(acc.reduce(torch.tensor(float(n), device=acc.device), reduction="sum")) / acc.num_processes
+        return max(float(n), 1.0)
+
+    def step(self, step: int) -> dict[str, float]:
+        from mobile_r1.train.run import batch_positions, examples_for_rank
+
+        cfg = self.config
+        acc = self.accelerator
+        positions = batch_positions(step, cfg.sft.batch_size, len(self.train), cfg.run.seed)
+        mine = examples_for_rank(self.train, positions, acc.process_index, acc.num_processes)
+        items = [encode_example(self.policy, e, cfg.sft.max_length) for e in mine]
+        tokens = self._token_count(items)
+        model = self.policy.model
+        model.train()
+        total = 0.0
+        chunks = [items[i : i + cfg.sft.micro_batch_size] for i in range(0, len(items), cfg.sft.micro_batch_size)]
+        for index, chunk in enumerate(chunks):
+            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device)
+            ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
+            with ctx, acc.autocast():
+                loss_sum, _ = token_loss_sum(model, batch)
+                loss = loss_sum / tokens
+                acc.backward(loss)
+            total += float(loss.detach())
+        grad_norm = 0.0
+        if cfg.optim.max_grad_norm is not None:
+            grad_norm = float(acc.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], cfg.optim.max_grad_norm))
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        if acc.num_processes > 1:
+            total = float(acc.reduce(torch.tensor(total, device=acc.device), reduction="mean"))
+        return {"loss": total, "grad_norm": grad_norm, "lr": float(self.optimizer.param_groups[0]["lr"]),
+                "tokens": float(tokens * acc.num_processes)}
+
+    @torch.no_grad()
+    def evaluate(self) -> dict[str, float]:
+        """Held-out token loss and the format-valid rate of greedy generations."""
+        model = unwrap(self.policy.model)
+        model.eval()
+        loss_sum, count = 0.0, 0
+        for item in self.held_out_items:
+            s, n = token_loss_sum(model, collate_sft([item], self.policy.tokenizer.pad_token_id, self.policy.device))
+            loss_sum, count = loss_sum + float(s), count + n
+        out = {"eval_loss": loss_sum / max(count, 1)}
+        out.update(format_valid_rate(self.policy, self.held_out, self.config.data.dialect, self.config.sft.eval_max_new_tokens))
+        model.train()
+        return out
+
+
+class _null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None

@@ -1,0 +1,106 @@
+"""Stage 1 SFT: prompts in a dialect, loss on assistant tokens only, and a short run that lowers the loss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from PIL import Image
+
+from mobile_r1.core.errors import DataError
+from mobile_r1.core.formats import save_episodes
+from mobile_r1.core.geometry import Frame
+from mobile_r1.core.records import Episode
+from mobile_r1.models import load_policy
+from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import PromptSettings, step_examples
+from mobile_r1.train.run import train
+from mobile_r1.train.sft import IGNORE, collate_sft, encode_example
+
+
+def _unmasked_text(policy, item) -> str:
+    return policy.tokenizer.decode([t for t, lab in zip(item.input_ids, item.labels) if lab != IGNORE], skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("dialect", ["inquire", "mobile-r1", "qwen2.5vl"])
+def test_only_the_assistant_text_and_end_token_are_trained(episodes: list[Episode], dialect: str) -> None:
+    policy = load_policy("tiny-lm")
+    if dialect != "inquire":  # only InquireMobile has call_user: such data is refused with a clear error
+        with pytest.raises(DataError, match="episode pay, step 1: .*call_user"):
+            step_examples(episodes, PromptSettings(dialect=dialect))
+        episodes = [e for e in episodes if e.id != "pay"]
+    examples = step_examples(episodes, PromptSettings(dialect=dialect, observation_mode="text", history_window=2))
+    assert len(examples) == sum(len(e.steps) for e in episodes)
+    for example in examples:
+        item = encode_example(policy, example)
+        assert _unmasked_text(policy, item) == example.target + "<|im_end|>"
+        first = item.labels.index(next(t for t in item.labels if t != IGNORE))
+        prompt = policy.tokenizer.decode(item.input_ids[:first], skip_special_tokens=False)
+        assert prompt.endswith("<|im_start|>assistant\n") and example.target not in prompt
+    # the label coordinates are in the model frame (smart_resize of the screen)
+    click = examples[0]
+    model = Frame.qwen(1080, 2400, max_pixels=PromptSettings().max_pixels)
+    x, y = Frame.screen(1080, 2400).map((540, 270), model)
+    assert click.model_size == (model.width, model.height) and click.model_size[0] < 1080
+    assert click.label.coordinate == (x, y) and f'"coordinate": [{x}, {y}]' in click.target
+
+
+def test_history_window_limits_the_prompt(episodes: list[Episode]) -> None:
+    last = lambda w: step_examples(episodes[:1], PromptSettings(history_window=w))[3].messages[-1]["content"]  # noqa: E731
+    text0, text3 = json.dumps(last(0)), json.dumps(last(3))
+    assert "Open the chat with Mom" not in text0 and "Open the chat with Mom" in text3
+
+
+def test_image_prompts_mask_image_tokens_and_prescale(episodes: list[Episode]) -> None:
+    for episode in episodes:
+        for step in episode.steps:
+            step.observation.screenshot = Image.new("RGB", step.observation.screen_size, (30, 90, 200))
+    policy = load_policy("tiny-vl")
+    settings = PromptSettings(dialect="inquire", observation_mode="image", history_window=1, prescale=0.1, max_pixels=64 * 28 * 28)
+    examples = step_examples(episodes[:1], settings)
+    example = examples[1]
+    frame = Frame.qwen(1080, 2400, prescale=0.1, max_pixels=64 * 28 * 28)
+    assert len(example.images) == 2 and example.images[0].size == example.model_size == (frame.width, frame.height)
+    item = encode_example(policy, example)
+    assert _unmasked_text(policy, item) == example.target + "<|im_end|>"
+    pad = policy.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    assert item.input_ids.count(pad) == int(item.vision["image_grid_thw"].prod(-1).sum()) // 4
+    batch = collate_sft([item, encode_example(policy, examples[2])], policy.tokenizer.pad_token_id, torch.device("cpu"))
+    assert policy.model(**{k: v for k, v in batch.items() if k != "labels"}).logits.shape[0] == 2
+
+
+def write_config(tmp_path: Path, episodes: list[Episode], **sections: dict) -> TrainConfig:
+    data_file = save_episodes(tmp_path / "data", episodes)
+    raw = {
+        "model": {"name": "tiny-lm"},
+        "data": {"train": [str(data_file)], "eval": [str(data_file)], "dialect": "inquire", "history_window": 1,
+                 "eval_max_steps": 2},
+        "optim": {"lr": 3e-3, "scheduler": "constant"},
+        "sft": {"epochs": 3, "batch_size": 4, "micro_batch_size": 2, "eval_max_new_tokens": 48},
+        "run": {"output_dir": str(tmp_path / "run"), "save_every": 2, "tensorboard": True},
+    }
+    for name, values in sections.items():
+        raw[name].update(values)
+    return TrainConfig.model_validate(raw)
+
+
+def _records(run_dir: Path, kind: str) -> list[dict]:
+    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["kind"] == kind]
+
+
+def test_sft_run_lowers_the_loss_and_writes_the_run_directory(tmp_path: Path, episodes: list[Episode]) -> None:
+    config = write_config(tmp_path, episodes, run={"max_steps": 6})
+    result = train(config, "sft", progress=False)
+    run = result.run_dir
+    losses = [r["loss"] for r in _records(run, "train")]
+    assert len(losses) == 6 and losses[-1] < losses[0]
+    evals = _records(run, "eval")
+    assert [e["step"] for e in evals] == [0, 6] and evals[-1]["eval_loss"] < evals[0]["eval_loss"]
+    assert (run / "config.yaml").is_file() and any((run / "tensorboard").iterdir())
+    assert [p.name for p in sorted((run / "checkpoints").iterdir())] == ["step-2", "step-4"]
+    final = load_policy(str(run / "final"))
+    trained = dict(final.model.named_parameters())
+    assert not torch.equal(trained["model.embed_tokens.weight"], dict(load_policy("tiny-lm").model.named_parameters())["model.embed_tokens.weight"])
