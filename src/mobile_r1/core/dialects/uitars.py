@@ -92,6 +92,7 @@ def read_point(value: str) -> tuple[float, float]:
 
 
 def _intlike(value: float) -> float:
+    value = float(value)
     return int(value) if value.is_integer() else value
 
 
