@@ -10,7 +10,8 @@ Grammar (bytedance/UI-TARS mobile prompt; `action_parser.py` for how outputs are
                                                      moving against `direction` (scroll down = finger up)
     open_app(app_name='...')                 <-> open
     press_back() / press_home()              <-> system_button Back / Home
-    hotkey(key='enter') / hotkey(key='menu') <-> system_button Enter / Menu; any other key <-> key
+    hotkey(key='enter') / hotkey(key='menu') <-> system_button Enter / Menu; any other key <-> key (a key
+                                                 "enter" is written as hotkey too and reads back as the button)
     wait()                                   <-> wait (UI-TARS's wait has no duration)
     finished() / finished(content='')        <-> terminate success
     finished(content='failure')              <-> terminate failure
@@ -219,9 +220,7 @@ class UITarsDialect(Dialect):
             )
         if t is ActionType.TYPE:
             return f"type(content='{escape(action.text or '')}')"
-        if t is ActionType.KEY:
-            if (action.text or "").strip().lower() in _BUTTON_KEYS:
-                raise ActionError(f"uitars: key {action.text!r} reads back as a system button; use system_button")
+        if t is ActionType.KEY:  # keys "enter" / "menu" read back as the (same) Enter / Menu button
             return f"hotkey(key='{escape(action.text or '')}')"
         if t is ActionType.SYSTEM_BUTTON:
             if action.button == "Back":
