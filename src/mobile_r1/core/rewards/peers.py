@@ -1,4 +1,4 @@
-"""The Mobile-R1 stage-2 reward and the GUI-R1 and UI-R1 rewards, applied to `mobile_use` tool calls.
+r"""The Mobile-R1 stage-2 reward and the GUI-R1 and UI-R1 rewards, applied to `mobile_use` tool calls.
 
 All three read the first <tool_call> block strictly: `{"name": "mobile_use", "arguments": {...}}` with
 arguments that form a valid action; anything else earns no accuracy.
