@@ -72,7 +72,7 @@ class SFTConfig(_Section):
 class GRPOConfig(_Section):
     """Stage 2: action-level GRPO on labelled steps. Defaults are InquireMobile's settings."""
 
-    reward: str = Field("inquire", description="reward preset of mobile_r1.core.rewards")
+    reward: str = Field("inquire-mobile", description="reward preset of mobile_r1.core.rewards (get_preset)")
     epochs: float = Field(2.0, gt=0.0)
     prompts_per_step: int = Field(4, ge=1, description="labelled steps per optimizer step (over all processes)")
     num_generations: int = Field(4, ge=2, description="G, samples per prompt")

@@ -314,7 +314,8 @@ def train(
 
         runner = ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples)
     total = runner.total_steps
-    optimizer, scheduler = _make_optimizer(policy, config, total)
+    updates_per_step = config.grpo.num_iterations if stage == "action-grpo" else 1
+    optimizer, scheduler = _make_optimizer(policy, config, total * updates_per_step)
     policy.model, optimizer = accelerator.prepare(policy.model, optimizer)
     runner.attach(optimizer, scheduler)
 

@@ -1,0 +1,168 @@
+"""Stage 2, action-level GRPO: labelled steps become prompts, G samples each are scored by a rule reward preset.
+
+`LabelledStepSource` is the stage-2 `SampleSource` of the GRPO engine (stage 3 plugs an environment rollout
+source into the same engine). Defaults follow InquireMobile: G = 4, temperature 1.0, lr 1e-6 with linear decay,
+per-token (`dapo`) loss, k3 KL.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from mobile_r1.core.dialects import get_dialect
+from mobile_r1.core.rewards import RewardResult, get_preset
+from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import StepExample, decode_completion, encode_prompt
+from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
+
+
+def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
+    """A completion's reward against the step's label (model frame) and element box (screen pixels)."""
+    return preset.score(completion, example.label, example.bbox, example.screen_size, example.model_size)
+
+
+@dataclass
+class LabelledStepSource:
+    """Serves `prompts_per_step` labelled steps per rollout, samples G completions each and scores them.
+
+    `batches` maps an optimizer step to the examples of that step on this process; keeping it a function of the
+    step makes a resumed run read the same data.
+    """
+
+    examples: list[StepExample]
+    reward: str
+    dialect: str
+    step_examples: Any = None  # callable(step) -> list[StepExample], set by the runner
+    step: int = 0
+
+    def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
+        batch = self.step_examples(self.step) if self.step_examples else self.examples
+        preset = get_preset(self.reward)
+        parser = get_dialect(self.dialect)
+        prompts = [encode_prompt(policy, e.messages, e.images) for e in batch]
+        completions = generate(policy, prompts, settings)
+        g = settings.num_generations
+        results: list[RewardResult] = []
+        valid = 0
+        for i, ids in enumerate(completions):
+            text = decode_completion(policy, ids)
+            results.append(score(preset, text, batch[i // g]))
+            valid += int(parser.parse(text).ok)
+        rewards = torch.tensor([r.total for r in results], dtype=torch.float32)
+        advantages = group_advantages(rewards, g, settings.scale_rewards)
+        samples = [
+            Sample(prompts[i // g].ids, ids, float(advantages[i]), float(rewards[i]), i // g, prompts[i // g].vision)
+            for i, ids in enumerate(completions)
+        ]
+        grouped = rewards.view(-1, g)
+        metrics = {
+            "reward_mean": float(rewards.mean()),
+            "reward_std": float(rewards.std()) if len(rewards) > 1 else 0.0,
+            "format_valid": valid / len(results),
+            "completion_length": sum(len(c) for c in completions) / len(completions),
+            "zero_std_groups": float((grouped.std(dim=1) < 1e-6).float().mean()) if g > 1 else 1.0,
+        }
+        for name in ("format", "accuracy", *sorted(results[0].components)):
+            metrics[f"reward_{name}"] = sum(r.get(name) for r in results) / len(results)
+        return Rollout(samples, metrics)
+
+
+@torch.no_grad()
+def held_out_reward(policy: Policy, examples: list[StepExample], reward: str, dialect: str, max_new_tokens: int) -> dict[str, float]:
+    """Greedy completions on fixed held-out steps: mean reward, its parts, and the format-valid rate."""
+    preset = get_preset(reward)
+    parser = get_dialect(dialect)
+    model = unwrap(policy.model)
+    was_training = model.training
+    model.eval()
+    results: list[RewardResult] = []
+    valid = 0
+    for example in examples:
+        prompt = encode_prompt(policy, example.messages, example.images)
+        ids = torch.tensor([prompt.ids], device=policy.device)
+        vision = {k: v.to(policy.device) for k, v in (prompt.vision or {}).items()}
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                             max_new_tokens=max_new_tokens, pad_token_id=policy.tokenizer.pad_token_id, **vision)
+        text = decode_completion(policy, out[0, ids.shape[1] :].tolist())
+        results.append(score(preset, text, example))
+        valid += int(parser.parse(text).ok)
+    model.train(was_training)
+    n = max(len(results), 1)
+    out = {"eval_reward": sum(r.total for r in results) / n, "eval_format_valid": valid / n}
+    for name in ("format", "accuracy"):
+        out[f"eval_reward_{name}"] = sum(r.get(name) for r in results) / n
+    return out
+
+
+def grpo_settings(config: TrainConfig) -> GRPOSettings:
+    g = config.grpo
+    return GRPOSettings(
+        num_generations=g.num_generations,
+        temperature=g.temperature,
+        top_p=g.top_p,
+        max_completion_length=g.max_completion_length,
+        scale_rewards=g.scale_rewards,
+        loss_type=g.loss_type,
+        epsilon=g.epsilon,
+        epsilon_high=g.epsilon_high,
+        beta=g.beta,
+        num_iterations=g.num_iterations,
+        micro_batch_size=g.micro_batch_size,
+        max_grad_norm=config.optim.max_grad_norm,
+    )
+
+
+class ActionGRPORunner:
+    """Stage 2 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
+
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
+                 held_out: list[StepExample]) -> None:
+        from mobile_r1.train.run import batch_positions, examples_for_rank
+
+        get_preset(config.grpo.reward)  # fail early on an unknown preset
+        self.config = config
+        self.policy = policy
+        self.accelerator = accelerator
+        self.held_out = held_out
+        self.settings = grpo_settings(config)
+        g = config.grpo
+        steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
+        self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
+        rank, world = accelerator.process_index, accelerator.num_processes
+        self.source = LabelledStepSource(
+            train,
+            g.reward,
+            config.data.dialect,
+            step_examples=lambda step: examples_for_rank(
+                train, batch_positions(step, g.prompts_per_step, len(train), config.run.seed), rank, world
+            ),
+        )
+        self.engine: GRPOEngine | None = None
+
+    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+        # the scheduler counts optimizer steps: num_iterations per rollout
+        self.engine = GRPOEngine(self.policy, self.settings, optimizer, scheduler, self.accelerator)
+
+    def step(self, step: int) -> dict[str, float]:
+        assert self.engine is not None
+        self.source.step = step
+        rollout = self.source.rollout(self.policy, self.settings)
+        updates = self.engine.train_on(rollout.samples)
+        metrics = dict(rollout.metrics)
+        for key in updates[0]:
+            metrics[key] = sum(u[key] for u in updates) / len(updates)
+        acc = self.accelerator
+        if acc.num_processes > 1:
+            keys = sorted(metrics)
+            values = acc.reduce(torch.tensor([metrics[k] for k in keys], device=acc.device), reduction="mean")
+            metrics = dict(zip(keys, values.tolist()))
+        return metrics
+
+    def evaluate(self) -> dict[str, float]:
+        return held_out_reward(self.policy, self.held_out, self.config.grpo.reward, self.config.data.dialect,
+                               self.config.grpo.max_completion_length)

@@ -1,0 +1,94 @@
+"""Stage 2 action-level GRPO: rollouts scored by a reward preset, logged metrics, and kill-then-resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from mobile_r1.core.records import Episode
+from mobile_r1.core.rewards import get_preset
+from mobile_r1.models import load_policy
+from mobile_r1.train.action_grpo import LabelledStepSource
+from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import PromptSettings, decode_completion, step_examples
+from mobile_r1.train.grpo import GRPOSettings
+from mobile_r1.train.run import train
+
+
+def test_rollout_scores_every_sample_with_the_preset(episodes: list[Episode]) -> None:
+    torch.manual_seed(0)
+    policy = load_policy("tiny-lm")
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))[:2]
+    source = LabelledStepSource(examples, "inquire-mobile", "inquire")
+    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12))
+    assert len(rollout.samples) == 6 and [s.group for s in rollout.samples] == [0, 0, 0, 1, 1, 1]
+    preset = get_preset("inquire-mobile")
+    for s in rollout.samples:
+        ex = examples[s.group]
+        expected = preset.score(decode_completion(policy, s.completion_ids), ex.label, ex.bbox, ex.screen_size, ex.model_size)
+        assert s.reward == expected.total and len(s.completion_ids) <= 12
+    for key in ("reward_mean", "reward_format", "reward_accuracy", "reward_type", "reward_argument", "format_valid",
+                "completion_length", "zero_std_groups"):
+        assert key in rollout.metrics
+    assert rollout.metrics["reward_mean"] == pytest.approx(sum(s.reward for s in rollout.samples) / 6)
+
+
+def test_a_perfect_completion_gets_the_full_reward(episodes: list[Episode]) -> None:
+    # the SFT target of a step is what stage 2 rewards most
+    examples = step_examples(episodes, PromptSettings(dialect="inquire"))
+    preset = get_preset("inquire-mobile")
+    clicks = [e for e in examples if e.label.type.value == "click"]
+    result = preset.score(clicks[0].target, clicks[0].label, clicks[0].bbox, clicks[0].screen_size, clicks[0].model_size)
+    assert result.total == 3.0
+
+
+def _config(tmp_path: Path, episodes: list[Episode], name: str, **run: object) -> TrainConfig:
+    from mobile_r1.core.formats import save_episodes
+
+    data = save_episodes(tmp_path / "data", episodes)
+    return TrainConfig.model_validate({
+        "model": {"name": "tiny-lm"},
+        "data": {"train": [str(data)], "eval": [str(data)], "history_window": 1, "eval_max_steps": 2},
+        "optim": {"lr": 1e-3},
+        "grpo": {"prompts_per_step": 2, "num_generations": 3, "max_completion_length": 10, "num_iterations": 2,
+                 "micro_batch_size": 3},
+        "run": {"output_dir": str(tmp_path / name), "save_every": 2, "max_steps": 4, "tensorboard": False, **run},
+    })
+
+
+def _train_records(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["kind"] == "train"]
+
+
+class Killed(Exception):
+    pass
+
+
+def test_resumed_run_continues_where_the_killed_one_stopped(tmp_path: Path, episodes: list[Episode]) -> None:
+    straight = train(_config(tmp_path, episodes, "straight"), "action-grpo", progress=False)
+    reference = _train_records(straight.run_dir)
+    assert [r["step"] for r in reference] == [1, 2, 3, 4]
+    for key in ("loss", "kl", "reward_mean", "reward_format", "format_valid", "completion_length", "zero_std_groups", "lr"):
+        assert key in reference[0]
+    assert reference[-1]["lr"] < reference[0]["lr"]  # linear decay
+
+    config = _config(tmp_path, episodes, "killed")
+
+    def kill(step: int, metrics: dict) -> None:
+        if step == 3:  # after the checkpoint of step 2, before the one of step 4
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(config, "action-grpo", progress=False, on_step=kill)
+    assert not (Path(config.run.output_dir) / "final").exists()
+    resumed = train(config, "action-grpo", progress=False, resume=True)
+    records = _train_records(resumed.run_dir)
+    assert [r["step"] for r in records] == [1, 2, 3, 4]
+    for ours, ref in zip(records, reference):
+        for key in ("loss", "reward_mean", "completion_length", "lr", "kl"):
+            assert ours[key] == pytest.approx(ref[key], abs=1e-6), (ours["step"], key)
+    assert (resumed.run_dir / "final" / "config.json").is_file()
