@@ -127,3 +127,13 @@ def test_unparseable_reply_gives_no_action(observation: Observation) -> None:
     with LoopbackServer(ScriptedBackend(["I would tap OK"])) as server:
         out = OpenAIAgent("m", base_url=server.base_url, observation_mode="text").act(AgentRequest("x", observation))
     assert out.action is None and not out.parse.valid and out.parse.error
+
+
+def test_works_inside_a_running_event_loop(observation: Observation) -> None:
+    with LoopbackServer(ScriptedBackend([CLICK.format(x=7, y=8)])) as server:
+        agent = OpenAIAgent("m", base_url=server.base_url, observation_mode="text")
+
+        async def inside() -> Action | None:
+            return agent.act(AgentRequest("x", observation)).action
+
+        assert asyncio.run(inside()) == Action.click(7, 8)

@@ -130,8 +130,18 @@ class ChatClient:
             await client.close()
 
     def complete_many(self, batch: Sequence[list[dict[str, Any]]], **params: Any) -> list[str]:
-        """One reply per OpenAI message list, requested concurrently; `params` go to the API (temperature, ...)."""
-        return asyncio.run(self._complete_all(batch, **params))
+        """One reply per OpenAI message list, requested concurrently; `params` go to the API (temperature, ...).
+
+        Safe to call from inside a running event loop: the requests then run on a helper thread's own loop.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._complete_all(batch, **params))
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self._complete_all(batch, **params)).result()
 
     def __repr__(self) -> str:
         return f"ChatClient(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
