@@ -141,3 +141,18 @@ def test_target_accepts_dicts_bare_arguments_json_text_and_actions() -> None:
 def test_target_errors_name_the_field(lab: object, bbox: object, size: object, model: object, field: str) -> None:
     with pytest.raises(DataError, match=f"'{field}'"):
         RewardTarget.build(lab, bbox, size, model)
+
+
+# Scores of the released script's `_safe_bleu` run under sacrebleu 1.5.1, which reads its Namespace
+# (tokenize='none', lc=True, exp smoothing) and scores sentences with effective order.
+SACREBLEU_1_5_1 = [
+    ("pay 35 yuan", "pay 35 yuan", 1.0000000000000004),
+    ("do you want me to transfer 200 yuan to zhang wei now?", "should i transfer 200 yuan to zhang wei?", 0.3170233138523431),
+    ("search for manus", "search manus on xiaohongshu", 0.24840753130578644),
+    ("pay the bill now, please", "pay the bill now , please", 0.3498330125272253),
+]
+
+
+@pytest.mark.parametrize("pred, ref, expected", SACREBLEU_1_5_1)
+def test_effective_order_bleu_reproduces_sacrebleu_1_5_1(pred: str, ref: str, expected: float) -> None:
+    assert sentence_bleu(pred, ref, effective_order=True) == pytest.approx(expected, abs=1e-12)

@@ -10,6 +10,17 @@ tokens has no 4-gram, its 4-gram precision is smoothed to a tiny value and the s
 it equals the label. With it, only the n-gram orders the text has are averaged, so identical texts
 score 1. The reproduction preset keeps it off (FORMATS section 3); the `-fixed` preset turns it on.
 
+Which sacrebleu ran the released script matters, because it builds the metric as
+`BLEU(Namespace(tokenize='none', smooth_method='exp', lc=True, ...))`:
+- sacrebleu 1.x reads that Namespace: 'none' tokenizer, and its `sentence_score` uses effective order.
+  `inquire-mobile-fixed` reproduces it exactly (a test pins values computed with sacrebleu 1.5.1).
+- sacrebleu 2.x takes the Namespace as its `lowercase` flag and falls back to the '13a' tokenizer
+  (punctuation split off), without effective order: `sentence_bleu(..., tokenize="13a")`.
+The released training logs show BLEU-valued rewards but none of the warning 2.x prints on every
+sentence score without effective order, which points to 1.x. The `inquire-mobile` preset follows the
+project's reference facts (whitespace tokens, no effective order) and differs from both only in how
+short texts score.
+
 We call `corpus_score([pred], [[label]])`, which for one sentence gives exactly `sentence_score`'s
 number (a test checks this) without sacrebleu's per-call "enable effective_order" log warning.
 """
