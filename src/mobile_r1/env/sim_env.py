@@ -61,6 +61,7 @@ class SimEnv:
             if not callable(getattr(task, "setup", None)):
                 raise ConfigError("a task passed to reset() needs a setup(phone, rng) method")
             task.setup(self.phone, random.Random(f"{seed}:task"))
+            self.phone.touch()
         if app is not None:
             error = self.phone.open(app)
             if error:

@@ -131,6 +131,10 @@ class Phone:
     def _changed(self) -> None:
         self._version += 1
 
+    def touch(self) -> None:
+        """Tell the phone its state was changed from outside (a task patching app state): rebuild the view."""
+        self._changed()
+
     # ----- system state helpers ------------------------------------------------------------------------
     @property
     def system(self) -> dict[str, Any]:
@@ -254,6 +258,24 @@ class Phone:
         offers = ("50% off everything today!", "You won a free coupon!", "Upgrade to Premium now",
                   "Flash sale ends in 10 minutes", "Claim your welcome gift")
         self.show_overlay("ad", "Special offer", self.state.rng.choice(offers), [("View", None), ("Close", None)], key)
+
+    def goto(self, name: str, screen: str | None = None, **params: Any) -> None:
+        """Show `screen` of app `name` directly (above its home screen), without ads or start hooks."""
+        key = resolve(name, list(self.apps))
+        if key is None:
+            raise ConfigError(f"app '{name}' is not installed; installed: {', '.join(sorted(self.apps))}")
+        app = self.apps[key]
+        screen = screen or app.home
+        if screen not in app.screens():
+            raise ConfigError(f"{app.name} has no screen '{screen}'; its screens are: {', '.join(app.screens())}")
+        st = self.state
+        st.mode, st.foreground, st.overlay = "app", key, None
+        st.stacks[key] = []
+        if key not in st.recents:
+            st.recents.insert(0, key)
+        if screen != app.home:
+            self.push(key, app.home, {})
+        self.push(key, screen, params)
 
     def go_home(self) -> None:
         self.state.mode, self.state.foreground, self.state.overlay = "home", None, None
@@ -755,7 +777,10 @@ class Phone:
         return [n.element for n in self.view().nodes]
 
     def xml(self) -> str:
-        return to_xml(self.view().nodes)
+        view = self.view()
+        if view.xml is None:
+            view.xml = to_xml(view.nodes)
+        return view.xml
 
     def screenshot(self, scale: float = 1.0) -> Any:
         """The screen as a PIL image, `scale` times the logical size (0.3 gives 324x720)."""
@@ -775,6 +800,12 @@ class Phone:
 
     def state_key(self) -> str:
         """A stable hash of what matters: the screen stack, overlays, app states, permissions, effects count."""
+        view = self.view()
+        if view.key is None:
+            view.key = self._state_key()
+        return view.key
+
+    def _state_key(self) -> str:
         st = self.state
         frames = []
         if st.mode == "app" and st.foreground:
@@ -808,6 +839,8 @@ class _View:
     theme: Theme
     overlay_start: int
     has_overlay: bool
+    xml: str | None = None
+    key: str | None = None
 
 
 class _Toast(Text):

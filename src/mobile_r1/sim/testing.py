@@ -30,7 +30,10 @@ def elements(target: Any) -> list[UIElement]:
 
 def find_all(target: Any, text: str | None = None, id: str | None = None, desc: str | None = None,
              exact: bool = True) -> list[UIElement]:
-    """Elements whose text / content description / resource id (full, or the part after ':id/') match."""
+    """Elements whose text / content description / resource id (full, or the part after ':id/') match.
+
+    While a dialog, menu or popup is open its elements come first (they are what a finger would hit).
+    """
     out = []
     for e in elements(target):
         if text is not None:
@@ -42,6 +45,10 @@ def find_all(target: Any, text: str | None = None, id: str | None = None, desc: 
         if id is not None and e.resource_id != id and e.resource_id.split(":id/")[-1] != id:
             continue
         out.append(e)
+    phone = _phone(target)
+    view = phone.view()
+    if view.has_overlay:
+        out.sort(key=lambda e: e.id < view.overlay_start)
     return out
 
 
@@ -49,7 +56,7 @@ def find(target: Any, text: str | None = None, id: str | None = None, desc: str 
          exact: bool = True, index: int = 0) -> UIElement:
     """The `index`-th matching element; raises ActionError listing what is on screen when there is none."""
     found = find_all(target, text=text, id=id, desc=desc, exact=exact)
-    if len(found) <= index:
+    if not found or index >= len(found):
         shown = sorted({e.label for e in elements(target) if e.label})
         raise ActionError(f"no element text={text!r} id={id!r} desc={desc!r} on screen "
                           f"({_phone(target).activity()}); visible: {shown}")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from xml.sax.saxutils import quoteattr
+from functools import lru_cache
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from mobile_r1.core.records import UIElement
 from mobile_r1.sim.ui.widgets import Layout, Scroll, Widget
@@ -96,6 +97,12 @@ def to_xml(nodes: list[Node]) -> str:
 
 def _b(value: bool) -> str:
     return "true" if value else "false"
+
+
+@lru_cache(maxsize=32768)
+def quoteattr(value: str) -> str:
+    """XML attribute quoting, cached (the same labels repeat from frame to frame)."""
+    return _quoteattr(value)
 
 
 def hit(nodes: list[Node], x: float, y: float, kind: str = "click") -> Node | None:

@@ -315,7 +315,7 @@ class Text(Widget):
     """A text label that wraps; `size` is a role ('huge', 'big', 'title', 'body', 'small', 'tiny') or pixels."""
 
     cls_name = "android.widget.TextView"
-    __slots__ = ("_text", "size", "bold", "color", "max_lines", "align", "pad", "bg", "radius")
+    __slots__ = ("_text", "size", "bold", "color", "max_lines", "align", "pad", "bg", "radius", "_memo")
 
     def __init__(self, text: str, size: str | int = "body", bold: bool = False, color: Color | str | None = None,
                  max_lines: int = 0, align: str = "left", pad: float = 0, bg: Color | str | None = None,
@@ -325,6 +325,7 @@ class Text(Widget):
         self.size, self.bold, self.max_lines, self.align, self.pad, self.radius = size, bold, max_lines, align, pad, radius
         self.color = _color(color, None) if color is not None else None  # type: ignore[arg-type]
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
+        self._memo: tuple[float, float] | None = None
 
     @property
     def text(self) -> str:
@@ -338,9 +339,13 @@ class Text(Widget):
         return max(text_width(line, px, self.bold) for line in self._text.split("\n")) + 2 * self.pad + 2
 
     def measure(self, w: float, lay: Layout) -> float:
+        if self._memo is not None and self._memo[0] == w:
+            return self._memo[1]
         px = self._px(lay)
         lines = wrap(self._text, px, max(10.0, w - 2 * self.pad), self.bold, self.max_lines)
-        return len(lines) * px * 1.3 + 2 * self.pad
+        h = len(lines) * px * 1.3 + 2 * self.pad
+        self._memo = (w, h)
+        return h
 
     def paint(self, c: Canvas, lay: Layout) -> None:
         x1, y1, x2, _ = self.box

@@ -1,0 +1,88 @@
+"""Speed and memory of the simulated phone: env steps per second (with 0.3-scale screenshots and without), reset time, memory per env."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+
+from mobile_r1.core.actions import Action
+from mobile_r1.env import SimEnv
+
+
+def _clickable_policy(env: SimEnv, obs, rng: random.Random) -> Action:
+    targets = [e for e in obs.elements if e.clickable]
+    r = rng.random()
+    if r < 0.08:
+        return Action.back()
+    if r < 0.12:
+        return Action.open(rng.choice([a.name for a in env.phone.apps.values()]))
+    if r < 0.2:
+        return Action.swipe(540, 1700, 540, 700)
+    if targets:
+        return Action.click(*rng.choice(targets).center)
+    return Action.back()
+
+
+def steps_per_second(render: bool, n: int = 2000, seed: int = 0) -> float:
+    env = SimEnv(seed=seed, render=render, scale=0.3, xml=True)
+    rng = random.Random(seed)
+    obs = env.reset(app="Shop")
+    start = time.perf_counter()
+    for i in range(n):
+        obs, _, done, _ = env.step(_clickable_policy(env, obs, rng))
+        if done or i % 200 == 199:
+            obs = env.reset(seed=i)
+    return n / (time.perf_counter() - start)
+
+
+def reset_ms(n: int = 200) -> float:
+    env = SimEnv(render=False)
+    start = time.perf_counter()
+    for i in range(n):
+        env.reset(seed=i)
+    return (time.perf_counter() - start) * 1000 / n
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def memory_per_env_mb(n: int = 20) -> tuple[float, float]:
+    """(Python heap per env by tracemalloc, resident-set growth per env incl. screenshot buffers)."""
+    rss = _rss_mb()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    envs = []
+    for i in range(n):
+        env = SimEnv(seed=i, render=True)
+        obs = env.reset(app="Shop")
+        for _ in range(30):
+            obs, *_ = env.step(_clickable_policy(env, obs, random.Random(i)))
+        envs.append(env)
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return (after - before) / n / 1e6, (_rss_mb() - rss) / n
+
+
+def main() -> None:
+    with_shots = steps_per_second(True)
+    without = steps_per_second(False, n=4000)
+    print(f"apps installed:                    {len(SimEnv().phone.apps)}")
+    print(f"steps/s with 324x720 screenshots:  {with_shots:8.0f}   (bar >= 300)")
+    print(f"steps/s without rendering:         {without:8.0f}   (bar >= 2000)")
+    print(f"reset:                             {reset_ms():8.2f} ms (bar < 10 ms)")
+    heap, rss = memory_per_env_mb()
+    print(f"memory per env, Python heap:       {heap:8.2f} MB (bar < 30 MB)")
+    print(f"memory per env, RSS growth:        {rss:8.2f} MB (bar < 30 MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""SimEnv and EnvPool: observations, determinism, randomisation, snapshots, tasks, call_user, invalid actions."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from mobile_r1.core import Action, ConfigError
+from mobile_r1.env import EnvPool, SimEnv, TaskSetup
+from mobile_r1.sim import testing as T
+
+APPS = ["Notes", "Settings", "Shop"]
+
+
+def test_observation_carries_everything() -> None:
+    env = SimEnv(apps=APPS, seed=1)
+    obs = env.reset(app="Shop")
+    assert obs.screenshot.size == (324, 720) and obs.screen_size == (1080, 2400)
+    assert obs.app == "Shop" and obs.activity == "shop/home" and "products" in obs.app_state
+    assert obs.elements and isinstance(obs.state_key, str)
+    root = ET.fromstring(obs.xml)
+    assert root.tag == "hierarchy" and len(list(root.iter("node"))) == len(obs.elements)
+
+
+def test_render_false_skips_the_screenshot() -> None:
+    env = SimEnv(apps=APPS, render=False)
+    assert env.reset(app="Notes").screenshot is None
+
+
+def test_reset_is_deterministic_per_seed_and_differs_between_seeds() -> None:
+    a, b = SimEnv(apps=APPS), SimEnv(apps=APPS)
+    oa, ob = a.reset(seed=7, app="Shop"), b.reset(seed=7, app="Shop")
+    assert oa.state_key == ob.state_key and oa.screenshot.tobytes() == ob.screenshot.tobytes()
+    assert [e.to_dict() for e in oa.elements] == [e.to_dict() for e in ob.elements]
+    oc = a.reset(seed=8, app="Shop")
+    assert oc.app_state["products"] != oa.app_state["products"]
+
+
+def test_randomisation_changes_the_look_and_canonical_does_not() -> None:
+    shots = {s: SimEnv(apps=APPS, ad_rate=0).reset(seed=s, app="Settings").screenshot.tobytes() for s in (1, 2, 3)}
+    assert len(set(shots.values())) == 3
+    canon = {s: SimEnv(apps=APPS, randomize=False).reset(seed=s, app="Settings").screenshot.tobytes() for s in (1, 2)}
+    assert len(set(canon.values())) == 1
+
+
+def test_state_key_ignores_the_clock_but_tracks_ui_state() -> None:
+    env = SimEnv(apps=APPS, randomize=False, render=False)
+    k0 = env.reset(app="Notes").state_key
+    assert env.step(Action.wait(5))[0].state_key == k0
+    k1 = T.tap_id(env, "new_note") and env.observe().state_key
+    assert k1 != k0
+    T.back(env)
+    assert env.observe().state_key == k0
+
+
+def test_snapshot_restore_replays_identically() -> None:
+    env = SimEnv(apps=APPS, seed=3, randomize=False)
+    env.reset(app="Notes")
+    T.tap(env, id="note")
+    snap = env.snapshot()
+    key, shot = env.observe().state_key, env.observe().screenshot.tobytes()
+    T.tap_id(env, "delete")
+    T.tap_text(env, "Delete")
+    assert env.phone.state.effects
+    obs = env.restore(snap)
+    assert obs.state_key == key and obs.screenshot.tobytes() == shot and not env.phone.state.effects
+    # the same actions give the same result twice
+    results = []
+    for _ in range(2):
+        env.restore(snap)
+        T.tap_id(env, "delete")
+        T.tap_text(env, "Delete")
+        results.append((env.observe().state_key, [e.to_dict() for e in env.phone.state.effects]))
+    assert results[0] == results[1]
+
+
+def test_pool_steps_many_envs_from_one_snapshot() -> None:
+    pool = EnvPool.make(4, apps=APPS, randomize=False, render=False)
+    pool.reset(app="Settings")
+    snap = pool.envs[0].snapshot()
+    obs = pool.restore_all(snap)
+    assert len({o.state_key for o in obs}) == 1
+    target = T.find(pool.envs[0], text="Display").center
+    out = pool.step([Action.click(*target), Action.back(), None, Action.wait(1)])
+    assert out[2] is None
+    assert out[0][0].activity == "settings/display" and out[1][0].activity == "launcher"
+    assert out[3][0].state_key == obs[3].state_key
+    with pytest.raises(ConfigError):
+        pool.step([Action.back()])
+
+
+class _Task:
+    """A task that starts in the Shop, logged out, with a cart item, and rewards paying."""
+
+    def setup(self, phone, rng: random.Random) -> None:
+        shop = phone.app_state("Shop")
+        shop["logged_in"] = False
+        shop["cart"] = [{"product": shop["products"][0]["id"], "qty": 1, "selected": True}]
+        phone.open("Shop")
+
+    def reward(self, phone, action, info) -> float:
+        return 1.0 if any(e["kind"] == "payment" for e in info["effects"]) else 0.0
+
+
+def test_reset_with_a_task_setup_and_terminate() -> None:
+    task = _Task()
+    assert isinstance(task, TaskSetup)
+    env = SimEnv(apps=APPS, randomize=False, render=False, user=lambda q: "Yes, go ahead")
+    obs = env.reset(task=task)
+    assert obs.app == "Shop" and obs.app_state["logged_in"] is False and len(obs.app_state["cart"]) == 1
+    obs, reward, done, info = env.step(Action.call_user("Shall I pay?"))
+    assert info["user_reply"] == "Yes, go ahead" and reward == 0.0 and not done
+    assert info["action_log"][-1]["action"] == {"action": "call_user", "content": "Shall I pay?"}
+    obs, _, done, info = env.step(Action.answer("42"))
+    assert info["answer"] == "42" and env.phone.state.answers == ["42"] and not done
+    obs, _, done, info = env.step(Action.terminate("success"))
+    assert done and info["terminate"] == "success"
+    assert "ended" in env.step(Action.back())[3]["error"]
+
+
+def test_max_steps_truncates() -> None:
+    env = SimEnv(apps=APPS, render=False, max_steps=2)
+    env.reset()
+    assert not env.step(Action.wait(1))[2]
+    _, _, done, info = env.step(Action.wait(1))
+    assert done and info["truncated"]
+
+
+def test_bad_configuration_raises_helpful_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown app"):
+        SimEnv(apps=["Nope"])
+    with pytest.raises(ConfigError, match="no app called"):
+        SimEnv(apps=APPS).reset(app="Nope")
+    with pytest.raises(ConfigError, match="setup"):
+        SimEnv(apps=APPS).reset(task=object())  # type: ignore[arg-type]
+
+
+def test_sim_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, mobile_r1.env, mobile_r1.sim; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
