@@ -5,7 +5,7 @@
 A run directory holds `config.yaml` (the resolved config), `metrics.jsonl` (one record per logged step and
 per evaluation), `tensorboard/`, `checkpoints/step-N/` (model, optimizer, scheduler, RNG and data position)
 and `final/` (the model in `save_pretrained` form, loadable with `load_policy`). Several processes (DDP through
-accelerate, e.g. `accelerate launch --num_processes 2 --cpu -m mobile_r1.cli.main train ...`) each take their
+accelerate; launch with `torchrun --nproc_per_node 2 -m mobile_r1.cli.main train ...` or `accelerate launch`) each take their
 share of every batch; only the main process writes.
 """
 
@@ -51,6 +51,7 @@ class RunResult:
     steps: int
     last_metrics: dict[str, float]
     last_eval: dict[str, float]
+    main_process: bool = True
 
 
 # ----- data ---------------------------------------------------------------------------------------------------------
@@ -338,6 +339,7 @@ def train(
             t0 = time.perf_counter()
             metrics = runner.step(step)
             metrics["step_seconds"] = time.perf_counter() - t0
+            metrics["processes"] = float(world)
             done = step + 1
             last = metrics
             if done % config.run.log_every == 0 or done == total:
@@ -360,7 +362,7 @@ def train(
         policy.model = accelerator.unwrap_model(policy.model)
         policy.save_pretrained(run_dir / "final")
     log.close()
-    return RunResult(run_dir, total, last, last_eval)
+    return RunResult(run_dir, total, last, last_eval, main)
 
 
 def _summary(metrics: dict[str, float]) -> str:

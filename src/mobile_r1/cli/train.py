@@ -1,0 +1,35 @@
+"""`mobile-r1 train`: run stage 1 (SFT) or stage 2 (action-level GRPO) from a YAML config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mobile_r1.cli.app import app, console
+
+
+@app.command()
+def train(
+    config: Path = typer.Option(..., "--config", "-c", help="YAML training config (see configs/)."),
+    stage: str = typer.Option(..., "--stage", "-s", help="sft or action-grpo."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in run.output_dir from its last checkpoint."),
+    output_dir: Optional[str] = typer.Option(None, "--output-dir", "-o", help="Override run.output_dir."),
+) -> None:
+    """Train a policy; the run directory gets config.yaml, metrics.jsonl, tensorboard/, checkpoints/ and final/.
+
+    Several processes (DDP): `torchrun --nproc_per_node N -m mobile_r1.cli.main train ...` (gloo on CPU, NCCL on
+    GPUs), or `accelerate launch --multi_gpu --num_processes N -m mobile_r1.cli.main train ...`.
+    """
+    from mobile_r1.train.run import train as run_training
+
+    result = run_training(config, stage, resume=resume, output_dir=output_dir)
+    if not result.main_process:
+        return
+    shown = {**result.last_metrics, **result.last_eval}
+    summary = ", ".join(f"{k}={v:.4g}" for k, v in shown.items() if k in _SHOWN)
+    console.print(f"{stage}: {result.steps} steps -> {result.run_dir / 'final'}" + (f" ({summary})" if summary else ""))
+
+
+_SHOWN = ("loss", "reward_mean", "eval_loss", "format_valid", "eval_reward", "eval_format_valid")
