@@ -156,3 +156,9 @@ SACREBLEU_1_5_1 = [
 @pytest.mark.parametrize("pred, ref, expected", SACREBLEU_1_5_1)
 def test_effective_order_bleu_reproduces_sacrebleu_1_5_1(pred: str, ref: str, expected: float) -> None:
     assert sentence_bleu(pred, ref, effective_order=True) == pytest.approx(expected, abs=1e-12)
+
+
+def test_target_reads_dataset_struct_labels_with_empty_fields() -> None:
+    # A `datasets` struct column gives every key of every row, with None where a row has no value.
+    row = {"name": None, "arguments": {"action": "click", "coordinate": [1, 2], "text": None, "button": None, "time": None}}
+    assert RewardTarget.build(row, None, [10, 20], [5, 10]).label == Action.click(1, 2)

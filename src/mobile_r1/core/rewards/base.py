@@ -94,8 +94,8 @@ def coerce_label(label: Any) -> Action:
         )
     arguments: Any = label
     if "arguments" in label:
-        name = label.get("name", TOOL_NAME)
-        if name != TOOL_NAME:
+        name = label.get("name")  # a dataset struct column may hold None here
+        if name is not None and name != TOOL_NAME:
             raise DataError(f"'label.name' must be {TOOL_NAME!r}, got {name!r}")
         arguments = label["arguments"]
         field_name = "label.arguments"
