@@ -144,3 +144,24 @@ def test_sim_does_not_import_torch() -> None:
     code = "import sys, mobile_r1.env, mobile_r1.sim; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_randomisation_moves_elements() -> None:
+    def bounds(seed: int) -> list[tuple[int, int, int, int]]:
+        env = SimEnv(apps=APPS, render=False, ad_rate=0)
+        env.reset(seed=seed)
+        env.phone.goto("settings")
+        return [e.bounds for e in env.phone.elements() if e.resource_id.endswith("/item_display")]
+
+    assert len({tuple(bounds(s)) for s in range(6)}) > 1
+
+
+def test_inputs_report_typed_text_hint_and_masked_passwords() -> None:
+    env = SimEnv(apps=APPS, randomize=False, render=False)
+    env.reset(app="Shop")
+    env.phone.goto("shop", "pay")
+    assert T.find(env, id="pay_password").text == "Payment password"
+    T.type_into(env, "pay_password", "1234")
+    field = T.find(env, id="pay_password")
+    assert field.text == "\u2022\u2022\u2022\u2022" and field.focused
+    assert 'password="true"' in env.phone.xml()

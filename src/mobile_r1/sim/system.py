@@ -20,7 +20,8 @@ from mobile_r1.sim.apps import App, Ctx, Effect, load_all, resolve
 from mobile_r1.sim.ui.render import Canvas, text_width
 from mobile_r1.sim.ui.theme import Theme, hex_color
 from mobile_r1.sim.ui.tree import Node, flatten, hit, to_xml
-from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Grid, Icon, Layout, Row, Scroll, Spacer, Spinner, Text, Widget
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Grid, Icon, Layout, Row, Scroll, Spacer, Spinner, Text,
+                                      Widget, spacing)
 
 WIDTH, HEIGHT = 1080, 2400
 STATUS_H, NAV_H, KEYBOARD_H = 90, 130, 760
@@ -655,7 +656,8 @@ class Phone:
             elif frame["ready_at"] > st.clock:
                 content = Column(AppBar(app.name), Spinner("Loading..."), id="loading")
             else:
-                content = app.render(frame["screen"], ctx)
+                with spacing(theme.spacing):
+                    content = app.render(frame["screen"], ctx)
         content.place(0, STATUS_H, self.width, content_h, lay)
         roots: list[tuple[Widget, str]] = [(content, pkg)]
         lays: dict[int, Layout] = {id(content): lay}

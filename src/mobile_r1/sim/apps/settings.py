@@ -75,18 +75,18 @@ class Settings(App):
     name = "Settings"
     package = "com.android.settings"
     aliases = ("setting", "system settings", "preferences")
-    color = "#5f6368"
+    color = "#1a73e8"
     icon = "gear"
 
     def initial_state(self, rng: random.Random) -> dict[str, Any]:
         nets = rng.sample(NETWORKS, 5)
+        name = rng.choice(["Alex Chen", "Sam Lee", "Jordan Wu", "Taylor Kim"])
         return {
             "wifi": True, "bluetooth": rng.random() < 0.5, "dark_mode": False, "font_size": "Default",
             "brightness": rng.choice([40, 60, 80]), "connected": nets[0], "known_networks": [nets[0]],
             "networks": [{"name": n, "secure": i % 3 != 2, "signal": rng.randint(1, 4)} for i, n in enumerate(nets)],
             "devices": rng.sample(DEVICES, 4), "paired": [],
-            "account": {"name": rng.choice(["Alex Chen", "Sam Lee", "Jordan Wu", "Taylor Kim"]),
-                        "email": rng.choice(["alex", "sam", "jordan", "taylor"]) + "@mail.com", "signed_in": True},
+            "account": {"name": name, "email": name.split()[0].lower() + "@mail.com", "signed_in": True},
         }
 
     def screen_home(self, ctx: Ctx) -> Widget:

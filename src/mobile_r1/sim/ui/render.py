@@ -198,6 +198,25 @@ def glyph(canvas: Canvas, name: str, box: tuple[float, float, float, float], col
         canvas.line(pts, color, w * 0.8)
         for px, py in pts:
             canvas.ellipse((px - w * 1.5, py - w * 1.5, px + w * 1.5, py + w * 1.5), fill=color)
+    elif name == "wifi":
+        for k in (1.0, 0.66, 0.33):
+            canvas.draw.arc(canvas._box((cx - r * k, cy - r * k + r * 0.5, cx + r * k, cy + r * k + r * 0.5)), 225, 315,
+                            fill=color, width=max(1, round(w * canvas.scale)))
+        canvas.ellipse((cx - w, cy + r * 0.5 - w, cx + w, cy + r * 0.5 + w), fill=color)
+    elif name == "bluetooth":
+        canvas.line([(cx - r * 0.5, cy - r * 0.45), (cx + r * 0.45, cy + r * 0.45), (cx, cy + r), (cx, cy - r),
+                     (cx + r * 0.45, cy - r * 0.45), (cx - r * 0.5, cy + r * 0.45)], color, w * 0.8)
+    elif name in ("display", "brightness"):
+        canvas.ellipse((cx - r * 0.45, cy - r * 0.45, cx + r * 0.45, cy + r * 0.45), fill=color)
+        for i in range(8):
+            a = i * math.pi / 4
+            canvas.line([(cx + r * 0.65 * math.cos(a), cy + r * 0.65 * math.sin(a)),
+                         (cx + r * math.cos(a), cy + r * math.sin(a))], color, w * 0.7)
+    elif name in ("apps", "grid"):
+        for dx in (-0.5, 0.5):
+            for dy in (-0.5, 0.5):
+                canvas.rect((cx + dx * r - r * 0.35, cy + dy * r - r * 0.35, cx + dx * r + r * 0.35, cy + dy * r + r * 0.35),
+                            fill=color)
     elif name == "dot":
         pass
     elif name == "home_circle":

@@ -44,6 +44,7 @@ class Theme:
     pad: int = 36
     gap: int = 24
     radius: int = 24
+    spacing: float = 1.0  # factor on every pad and gap (see widgets.spacing)
     dark: bool = False
 
     def size(self, role: str | int) -> int:
@@ -79,6 +80,7 @@ class Theme:
                 pad=rng.choice((28, 32, 36, 40, 44)),
                 gap=rng.choice((16, 20, 24, 28, 32)),
                 radius=rng.choice((0, 12, 24, 36)),
+                spacing=rng.choice((0.8, 0.9, 1.0, 1.1, 1.2)),
                 surface=rng.choice(((242, 243, 247), (245, 245, 245), (238, 242, 246), (248, 244, 240))),
             )
         return theme.darkened() if dark else theme

@@ -8,12 +8,32 @@ app context: `on_click(ctx)`, `on_long_press(ctx)`, `on_change(ctx, value)`, `on
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import contextlib
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Sequence
 
 from mobile_r1.sim.ui.render import Canvas, glyph, text_width, wrap
 from mobile_r1.sim.ui.theme import Color, Theme, hex_color, mix
 
 Handler = Callable[[Any], None]
+
+# Spacing factor applied to every pad and gap given to a widget built inside `spacing(...)`: the phone draws it
+# from the seed so element positions vary between randomised phones.
+_SPACING: ContextVar[float] = ContextVar("spacing", default=1.0)
+
+
+@contextlib.contextmanager
+def spacing(factor: float) -> Iterator[None]:
+    """Build widgets with every pad and gap multiplied by `factor`."""
+    token = _SPACING.set(factor)
+    try:
+        yield
+    finally:
+        _SPACING.reset(token)
+
+
+def _sp(value: float) -> float:
+    return value * _SPACING.get()
 
 
 class Layout:
@@ -123,7 +143,7 @@ class Column(Widget):
                  radius: float = 0, align: str = "stretch", border: Color | str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.children = [c for c in children if c is not None]
-        self.pad, self.gap, self.radius, self.align = pad, gap, radius, align
+        self.pad, self.gap, self.radius, self.align = _sp(pad), _sp(gap), radius, align
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
         self.border = _color(border, None) if border is not None else None  # type: ignore[arg-type]
 
@@ -185,7 +205,7 @@ class Row(Widget):
                  radius: float = 0, border: Color | str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.children = [c for c in children if c is not None]
-        self.pad, self.gap, self.radius = pad, gap, radius
+        self.pad, self.gap, self.radius = _sp(pad), _sp(gap), radius
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
         self.border = _color(border, None) if border is not None else None  # type: ignore[arg-type]
 
@@ -237,7 +257,7 @@ class Grid(Widget):
     def __init__(self, *children: Widget | None, cols: int = 2, gap: float = 24, pad: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
         self.children = [c for c in children if c is not None]
-        self.cols, self.gap, self.pad = max(1, cols), gap, pad
+        self.cols, self.gap, self.pad = max(1, cols), _sp(gap), _sp(pad)
 
     def _rows(self) -> list[list[Widget]]:
         return [self.children[i:i + self.cols] for i in range(0, len(self.children), self.cols)]
@@ -273,7 +293,7 @@ class Scroll(Widget):
         kw.setdefault("flex", True)
         super().__init__(id=id, **kw)
         self.children = [c for c in children if c is not None]
-        self.gap, self.pad = gap, pad
+        self.gap, self.pad = _sp(gap), _sp(pad)
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
 
     scrollable = True
@@ -322,7 +342,7 @@ class Text(Widget):
                  radius: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
         self._text = str(text)
-        self.size, self.bold, self.max_lines, self.align, self.pad, self.radius = size, bold, max_lines, align, pad, radius
+        self.size, self.bold, self.max_lines, self.align, self.pad, self.radius = size, bold, max_lines, align, _sp(pad), radius
         self.color = _color(color, None) if color is not None else None  # type: ignore[arg-type]
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
         self._memo: tuple[float, float] | None = None
@@ -506,15 +526,26 @@ class Input(Widget):
     """
 
     cls_name = "android.widget.EditText"
-    __slots__ = ("hint", "value", "password", "on_text", "on_submit", "lines")
+    __slots__ = ("hint", "value", "password", "on_text", "on_submit", "lines", "_shown")
 
     def __init__(self, id: str, hint: str = "", value: str | None = None, password: bool = False,
                  on_text: Callable[[Any, str], None] | None = None, on_submit: Callable[[Any, str], None] | None = None,
                  lines: int = 1, **kw: Any) -> None:
         super().__init__(id=id, **kw)
         self.hint, self.value, self.password, self.on_text, self.on_submit, self.lines = hint, value, password, on_text, on_submit, lines
+        self._shown = ""
 
     editable = True
+
+    @property
+    def text(self) -> str:
+        """As in Android dumps: the typed text (dots for passwords), or the hint while empty."""
+        return self._shown or self.hint
+
+    def place(self, x: float, y: float, w: float, h: float | None, lay: Layout) -> None:
+        value = self.current(lay)
+        self._shown = "\u2022" * len(value) if self.password else value
+        super().place(x, y, w, h, lay)
 
     @property
     def clickable(self) -> bool:
