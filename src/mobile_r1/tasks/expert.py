@@ -1,0 +1,416 @@
+"""The expert: plans over the simulator's screens milestone by milestone, asks when the task needs it, writes Mobile-R1 steps.
+
+For each milestone of a spec (`spec.plan`) it runs a best-first search on a private copy of the phone (snapshot and
+restore, no rendering): the moves are taps on clickable elements, long presses, scrolling lists, typing the task's
+parameter values into a focused input, Back, waiting out a spinner and opening the task's apps. Moves whose label
+matches the milestone's hints or a parameter value are tried first. The found path is replayed on the real env,
+with a `call_user` just before the step that would cause a guarded effect (or at the start for a vague intent, or on
+the screen an inquiry names); after a decline it stops. Every step becomes a `Step` with thought, description,
+action and target bbox. With `self_correct` > 0 it sometimes takes a wrong tap first and then recovers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mobile_r1.core.actions import Action
+from mobile_r1.core.records import Episode, Step, UIElement
+from mobile_r1.tasks.episode import TaskEpisode
+from mobile_r1.tasks.judge import Judgement, judge
+from mobile_r1.tasks.spec import Condition, Inquiry, fill
+from mobile_r1.tasks.state import check, match_detail
+
+SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/")
+
+
+@dataclass(slots=True)
+class Move:
+    """One candidate action with what it targets (for the record) and its search cost."""
+
+    action: Action
+    label: str
+    kind: str  # tap | long_press | type | scroll | back | open | wait
+    element: UIElement | None = None
+    cost: float = 1.0
+    text: str = ""
+
+
+@dataclass(slots=True)
+class PlanStep:
+    move: Move
+    effects: list[tuple[str, dict[str, Any]]]
+    activity: str
+
+
+@dataclass
+class ExpertRun:
+    """What the expert did on one episode: the Mobile-R1 record, the judge's view of it, and whether it got stuck."""
+
+    episode: Episode
+    judgement: Judgement
+    stuck: str | None = None
+    env: Any = None
+
+    @property
+    def success(self) -> bool:
+        return self.judgement.verdict.success and self.stuck is None
+
+
+def _labels(elements: list[UIElement]) -> dict[int, str]:
+    """Each element's readable label: its own text/description, else the texts under it."""
+    kids: dict[int, list[UIElement]] = {}
+    for e in elements:
+        if e.parent is not None:
+            kids.setdefault(e.parent, []).append(e)
+
+    def text_of(e: UIElement, depth: int = 0) -> str:
+        if e.label or depth > 3:
+            return e.label
+        parts = [text_of(k, depth + 1) for k in kids.get(e.id, [])]
+        return " ".join(p for p in parts if p)[:80]
+
+    return {e.id: text_of(e) for e in elements}
+
+
+def _relevant(label: str, hints: list[str]) -> bool:
+    low = label.lower().strip()
+    if not low:
+        return False
+    for h in hints:
+        hl = h.lower().strip()
+        if hl and (hl in low or (len(low) >= 4 and low in hl)):
+            return True
+    return False
+
+
+def candidate_moves(phone: Any, values: list[str], hints: list[str], apps: list[str]) -> list[Move]:
+    """Every move worth trying on the current screen, cheapest (most relevant) first."""
+    elements = phone.elements()
+    labels = _labels(elements)
+    moves: list[Move] = []
+    focused = None
+    for e in elements:
+        if e.resource_id.startswith(SKIP_IDS):
+            continue
+        label = labels.get(e.id, "")
+        rel = _relevant(label, hints)
+        if e.editable and e.focused:
+            focused = e
+        if e.clickable and e.enabled and not (e.editable and e.focused):
+            moves.append(Move(Action.click(*e.center), label or e.resource_id.split("/")[-1], "tap", e,
+                              1.0 if rel else 3.0))
+        if e.long_clickable:
+            moves.append(Move(Action.long_press(*e.center), label, "long_press", e, 1.5 if rel else 3.5))
+        if e.scrollable:
+            x1, y1, x2, y2 = e.bounds
+            cx, h = (x1 + x2) // 2, y2 - y1
+            if h > 300:
+                moves.append(Move(Action.swipe(cx, y2 - h // 5, cx, y1 + h // 5), "the list", "scroll", e, 2.0))
+                moves.append(Move(Action.swipe(cx, y1 + h // 5, cx, y2 - h // 5), "the list", "scroll_up", e, 3.0))
+    if focused is not None:
+        for v in values:
+            moves.append(Move(Action.type_text(v + "\n"), labels.get(focused.id, ""), "type", focused, 0.8, v))
+            moves.append(Move(Action.type_text(v), labels.get(focused.id, ""), "type", focused, 0.9, v))
+    frame = phone.top_frame()
+    if frame is not None and frame.get("ready_at", 0) > phone.state.clock:
+        moves.append(Move(Action.wait(1.0), "loading", "wait", None, 0.5))
+    moves.append(Move(Action.back(), "Back", "back", None, 2.0))
+    for app in apps:
+        if phone.foreground is None or phone.apps[phone.foreground].name.lower() != app.lower():
+            moves.append(Move(Action.open(app), app, "open", None, 1.0))
+    moves.sort(key=lambda m: m.cost)
+    return moves
+
+
+def _key(phone: Any) -> str:
+    frame = phone.top_frame()
+    loading = frame is not None and frame.get("ready_at", 0) > phone.state.clock
+    return phone.state_key() + ("L" if loading else "")
+
+
+def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: list[str], apps: list[str],
+           allowed_effects: set[str], budget: int = 400, max_depth: int = 12) -> list[PlanStep] | None:
+    """Best-first search from the phone's current state to one where `goal(phone)` holds; restores nothing itself.
+
+    Returns the moves (empty when the goal already holds) or None within `budget` expansions. Moves causing an
+    effect outside `allowed_effects` are never taken.
+    """
+    start = phone.snapshot()
+    if goal(phone):
+        return []
+    counter = itertools.count()
+    heap: list[tuple[float, int, Any, list[PlanStep], Move]] = []
+    seen = {_key(phone)}
+    for m in candidate_moves(phone, values, hints, apps):
+        heapq.heappush(heap, (m.cost, next(counter), start, [], m))
+    pops = 0
+    while heap and pops < budget:
+        prio, _, snap, path, move = heapq.heappop(heap)
+        pops += 1
+        phone.restore(snap)
+        n = len(phone.state.effects)
+        info = phone.act(move.action)
+        if info.get("error"):
+            continue
+        new = phone.state.effects[n:]
+        if any(e.kind not in allowed_effects for e in new):
+            continue
+        key = _key(phone)
+        if key in seen:
+            continue
+        seen.add(key)
+        step = PlanStep(move, [(e.kind, dict(e.detail)) for e in new], phone.activity())
+        new_path = path + [step]
+        if goal(phone):
+            phone.restore(start)
+            return new_path
+        if len(new_path) >= max_depth:
+            continue
+        child = phone.snapshot()
+        for m in candidate_moves(phone, values, hints, apps):
+            heapq.heappush(heap, (prio + m.cost, next(counter), child, new_path, m))
+    phone.restore(start)
+    return None
+
+
+def _screen_name(phone: Any) -> str:
+    act = phone.activity()
+    if act == "launcher":
+        return "the home screen"
+    if act == "recents":
+        return "the recent apps screen"
+    app, _, screen = act.partition("/")
+    name = phone.apps[app].name if app in phone.apps else app
+    if phone.state.overlay is not None:
+        return f"a '{phone.state.overlay.title}' {phone.state.overlay.kind} in {name}"
+    return f"the {screen.replace('_', ' ')} screen of {name}"
+
+
+def _describe(move: Move) -> str:
+    if move.kind == "tap":
+        return f"Tap '{move.label}'"
+    if move.kind == "long_press":
+        return f"Long-press '{move.label}'"
+    if move.kind == "type":
+        return f"Type '{move.text}'" + (" and submit" if (move.action.text or "").endswith("\n") else "")
+    if move.kind == "scroll":
+        return "Scroll down the list"
+    if move.kind == "scroll_up":
+        return "Scroll up the list"
+    if move.kind == "back":
+        return "Go back"
+    if move.kind == "open":
+        return f"Open {move.label}"
+    return "Wait for the screen to load"
+
+
+class Expert:
+    """Solves task episodes by search; see the module docstring. `run(episode)` returns an `ExpertRun`."""
+
+    def __init__(self, budget: int = 600, self_correct: float = 0.0, render: bool = False, scale: float = 0.3,
+                 seed: int = 0) -> None:
+        self.budget = budget
+        self.self_correct = self_correct
+        self.render = render
+        self.scale = scale
+        self.seed = seed
+
+    def run(self, episode: TaskEpisode) -> ExpertRun:
+        from mobile_r1.sim.system import Phone
+
+        env = episode.make_env(render=self.render, scale=self.scale, xml=False)
+        spec, params = episode.spec, episode.params
+        planner = Phone(seed=episode.seed, randomize=env.phone.randomize)
+        rng = random.Random(f"{self.seed}:{episode.id}:expert")
+        wrong_at = rng.randint(0, 3) if rng.random() < self.self_correct else -1
+        record = Episode(id=episode.id, instruction=episode.instruction, apps=list(spec.apps),
+                         screen_size=env.screen_size, category=spec.category, subcategory=spec.subcategory,
+                         meta={"task": spec.id, "split": episode.split, "template": episode.template,
+                               "seed": episode.seed, "params": {k: v for k, v in params.items()}})
+        hidden = {str(v) for k, v in params.items() if spec.params[k].hidden}
+        revealed: set[str] = set()
+        state = {"stuck": None, "recovering": False, "stopped": False}
+        user = env.user
+
+        def values() -> list[str]:
+            out = []
+            for k, v in params.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.append(str(v))
+            return list(dict.fromkeys(out))
+
+        def emit(action: Action, thought: str, description: str, element: UIElement | None = None,
+                 **extra: Any) -> dict[str, Any]:
+            obs = env.observe()
+            _, _, _, info = env.step(action)
+            step = Step(action=action, thought=thought, description=description, observation=obs,
+                        bbox=element.bounds if element is not None else None, user_reply=info.get("user_reply"),
+                        info={k: v for k, v in extra.items() if v})
+            record.steps.append(step)
+            if info.get("user_reply"):
+                for h in hidden:
+                    if h in info["user_reply"]:
+                        revealed.add(h)
+            return info
+
+        def ask(inq: Inquiry, purpose: str) -> bool:
+            """Ask; False when the user declined (then the expert stops)."""
+            question = self._question(inq, episode, env.phone)
+            info = emit(Action.call_user(question),
+                        f"I am on {_screen_name(env.phone)}. {purpose} I should not go on without the user, "
+                        f"so I ask them first.", "Ask the user before continuing")
+            if inq.reply == "decline":
+                emit(Action.terminate("success"),
+                     f"The user replied \"{info.get('user_reply')}\", so I stop here without doing it.",
+                     "Stop as the user asked")
+                state["stopped"] = True
+                return False
+            return True
+
+        def pending() -> Inquiry | None:
+            return user.pending()
+
+        # A vague intent: ask before anything else.
+        inq = pending()
+        if inq is not None and inq.at_start:
+            if not ask(inq, f"The request '{episode.instruction}' does not say exactly what to do."):
+                return self._finish(record, env, episode, state)
+
+        for index, cond in enumerate(spec.plan):
+            guard = 0
+            while not state["stopped"] and not check(env.phone, cond, params):
+                guard += 1
+                if guard > 6:
+                    state["stuck"] = f"milestone {index + 1} ({cond.kind}) not reached after 6 plans"
+                    break
+                inq = pending()
+                if inq is not None and inq.screen and env.phone.activity() == fill(inq.screen, params):
+                    if not ask(inq, self._purpose(inq, episode)):
+                        break
+                    continue
+                planner.restore(env.phone.snapshot())
+                target_screen = fill(inq.screen, params) if inq is not None and inq.screen else None
+
+                def goal(p: Any, c: Condition = cond, ts: str | None = target_screen) -> bool:
+                    return check(p, c, params) or (ts is not None and p.activity() == ts)
+
+                hints = [str(fill(h, params)) for h in cond.hint] + values()
+                allowed = {c.effect for c in spec.plan if c.kind == "effect"} | {
+                    i.effect for i in spec.inquiries if i.effect} | {"permission"}
+                path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget)  # type: ignore[arg-type]
+                if path is None:
+                    state["stuck"] = f"no path to milestone {index + 1} ({cond.kind}) from {env.phone.activity()}"
+                    break
+                if not path:
+                    break
+                say = self._say(cond, episode)
+                for n, ps in enumerate(path):
+                    if len(record.steps) == wrong_at and ps.move.kind == "tap":
+                        wrong_at = -1
+                        if self._wrong_step(env, planner, emit, values(), spec.apps, allowed):
+                            state["recovering"] = True
+                            break
+                    inq = pending()
+                    if inq is not None and inq.effect and any(
+                            k == inq.effect and match_detail(d, fill(inq.where, params)) for k, d in ps.effects):
+                        if not ask(inq, self._purpose(inq, episode)):
+                            break
+                    elif (inq is not None and ps.move.kind == "type" and ps.move.text in hidden
+                          and ps.move.text not in revealed):
+                        if not ask(inq, self._purpose(inq, episode)):
+                            break
+                        break  # the reply may change the plan: plan again
+                    thought = self._thought(env.phone, ps.move, say, state)
+                    info = emit(ps.move.action, thought, _describe(ps.move), ps.move.element,
+                                recovery=state["recovering"])
+                    state["recovering"] = False
+                    if info.get("error"):
+                        break  # the real phone differs from the plan: plan again
+                if state["stopped"]:
+                    break
+            if state["stopped"] or state["stuck"]:
+                break
+        if not state["stopped"] and not state["stuck"]:
+            if spec.answer:
+                text = str(fill(spec.answer, params))
+                emit(Action.answer(text), f"I am on {_screen_name(env.phone)} and can see what was asked: {text}. "
+                     "I give the user the answer.", f"Answer: {text}")
+            emit(Action.terminate("success"), f"I am on {_screen_name(env.phone)}. The task '{episode.instruction}' "
+                 "is done, so I finish.", "Finish the task")
+        return self._finish(record, env, episode, state)
+
+    def _finish(self, record: Episode, env: Any, episode: TaskEpisode, state: dict[str, Any]) -> ExpertRun:
+        j = judge(episode, env.phone)
+        record.success = j.verdict.success and state["stuck"] is None
+        record.meta["inquiry"] = j.verdict.inquiry
+        return ExpertRun(record, j, state["stuck"], env)
+
+    def _wrong_step(self, env: Any, planner: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
+                    allowed: set[str]) -> bool:
+        """Take a plausible but wrong tap (one that changes the screen and nothing irreversible)."""
+        planner.restore(env.phone.snapshot())
+        moves = [m for m in candidate_moves(planner, values, [], apps) if m.kind == "tap"]
+        rng = random.Random(f"{self.seed}:{env.phone.state_key()}:wrong")
+        rng.shuffle(moves)
+        base = _key(planner)
+        snap = planner.snapshot()
+        for m in moves[:8]:
+            planner.restore(snap)
+            n = len(planner.state.effects)
+            info = planner.act(m.action)
+            if info.get("error") or len(planner.state.effects) > n or _key(planner) == base:
+                continue
+            emit(m.action, f"I am on {_screen_name(env.phone)}. I tap '{m.label}', which may lead where I need to go.",
+                 _describe(m), m.element, wrong=True)
+            return True
+        return False
+
+    @staticmethod
+    def _say(cond: Condition, episode: TaskEpisode) -> str:
+        if cond.hint:
+            return f"to get to '{fill(cond.hint[0], episode.params)}'"
+        if cond.kind == "screen":
+            return f"to reach the {str(fill(cond.screen, episode.params)).split('/')[-1].replace('_', ' ')} screen"
+        return f"to carry out '{episode.instruction}'"
+
+    @staticmethod
+    def _thought(phone: Any, move: Move, say: str, state: dict[str, Any]) -> str:
+        where = f"I am on {_screen_name(phone)}."
+        if state.get("recovering"):
+            where += " This is not where I wanted to be, so I correct course."
+        return f"{where} Next I {_describe(move)[0].lower()}{_describe(move)[1:]} {say}."
+
+    @staticmethod
+    def _purpose(inq: Inquiry, episode: TaskEpisode) -> str:
+        if inq.reply == "login":
+            return "The app wants me to log in, and I must not enter the user's credentials myself."
+        if inq.reply == "supply":
+            return "I need information that only the user has."
+        if inq.effect:
+            return f"The next step cannot be undone ({inq.effect})."
+        return "What the user wants is not clear."
+
+    @staticmethod
+    def _question(inq: Inquiry, episode: TaskEpisode, phone: Any) -> str:
+        if inq.question:
+            return str(fill(inq.question, episode.params))
+        if inq.reply == "login":
+            app = phone.apps[phone.foreground].name if phone.foreground else str(inq.app)
+            return f"{app} asks me to log in. Could you log in for me, please?"
+        if inq.reply == "supply":
+            return "I need a detail to continue. Could you tell me what to enter?"
+        if inq.at_start:
+            return f"Your request \"{episode.instruction}\" could mean several things. What exactly should I do?"
+        return f"I am about to do something that cannot be undone ({inq.effect}). Should I go ahead?"
+
+
+def run_expert(episode: TaskEpisode, **kwargs: Any) -> ExpertRun:
+    """Run the expert on one episode (keyword arguments go to `Expert`)."""
+    return Expert(**kwargs).run(episode)
+
+
+__all__ = ["Expert", "ExpertRun", "run_expert", "search", "candidate_moves"]

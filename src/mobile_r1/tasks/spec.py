@@ -1,0 +1,264 @@
+"""Declarative task specs: the YAML schema (pydantic), the loader with file + field errors, and template filling."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from mobile_r1.core.errors import ConfigError
+
+SPECS_DIR = Path(__file__).parent / "specs"
+CATEGORIES = ("risk", "privacy", "intention", "uncertainty", "combination", "control", "navigation")
+REPLIES = ("confirm", "decline", "clarify", "login", "supply")
+_PLACEHOLDER = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Condition(_Model):
+    """One typed condition over the phone. Exactly one of `state`, `effect`, `no_effect`, `answer_contains`, `screen`.
+
+    state            a path into app state (`shop.cart[*].product`, `notes.notes[title={title}].pinned`) with one
+                     test: `equals`, `contains`, `not_contains`, `absent: true` or `count`
+    effect           an effect kind that must have happened, detail matching `where` (a subset; strings ignore case)
+    no_effect        an effect kind that must not have happened (optionally only those matching `where`)
+    answer_contains  the agent's `answer` text must contain this (case-insensitive)
+    screen           the foreground activity (`shop/product`), with `params` matching the screen's push params
+    """
+
+    state: str | None = None
+    equals: Any = None
+    contains: Any = None
+    not_contains: Any = None
+    absent: bool | None = None
+    count: int | None = None
+    effect: str | None = None
+    no_effect: str | None = None
+    where: dict[str, Any] = Field(default_factory=dict)
+    answer_contains: str | None = None
+    screen: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    hint: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Condition:
+        kinds = [k for k in ("state", "effect", "no_effect", "answer_contains", "screen") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("a condition needs exactly one of state, effect, no_effect, answer_contains, screen; "
+                             f"got {kinds or 'none'}")
+        if self.state is not None:
+            tests = [k for k in ("equals", "contains", "not_contains", "absent", "count") if getattr(self, k) is not None]
+            if len(tests) != 1:
+                raise ValueError(f"a state condition needs exactly one of equals, contains, not_contains, absent, count; got {tests or 'none'}")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in ("state", "effect", "no_effect", "answer_contains", "screen") if getattr(self, k) is not None)
+
+
+class Param(_Model):
+    """How one template parameter is drawn from the seeded phone. Exactly one source.
+
+    pick    a state path giving a list; one element is drawn (with `where` filters already in the path)
+    choice  a literal list to draw from
+    value   a fixed value (may use earlier params: `"{product}"`)
+    lookup  a state path evaluated after the earlier params are known (`shop.products[name={product}].id`)
+    number  [low, high] integers drawn uniformly
+    """
+
+    pick: str | None = None
+    choice: list[Any] | None = None
+    value: Any = None
+    lookup: str | None = None
+    number: tuple[int, int] | None = None
+    hidden: bool = False
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Param:
+        kinds = [k for k in ("pick", "choice", "value", "lookup", "number") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(f"a parameter needs exactly one of pick, choice, value, lookup, number; got {kinds or 'none'}")
+        return self
+
+
+class Patch(_Model):
+    """A change to the starting state: `set` a path to `value`, or `append` `value` to the list at a path."""
+
+    set: str | None = None
+    append: str | None = None
+    value: Any = None
+
+    @model_validator(mode="after")
+    def _one_op(self) -> Patch:
+        if (self.set is None) == (self.append is None):
+            raise ValueError("a patch needs exactly one of set, append (with value)")
+        return self
+
+
+class Inquiry(_Model):
+    """One moment where the agent must ask the user, and how the simulated user answers.
+
+    reply     confirm | decline (the right outcome is then to stop, with no such effect) | clarify (names the
+              hidden intent) | login (the user logs `app` in; state changes) | supply (gives `value`)
+    effect    the irreversible effect kind the question must come before (with `where` on its detail)
+    at_start  the question must come within the first `within` actions (a vague intent)
+    screen    where the question belongs (an activity such as `shop/login`); a hint for the expert
+    text      the user's reply (template); a sensible default per reply kind when empty
+    """
+
+    reply: Literal["confirm", "decline", "clarify", "login", "supply"]
+    effect: str | None = None
+    where: dict[str, Any] = Field(default_factory=dict)
+    at_start: bool = False
+    within: int = 3
+    screen: str | None = None
+    text: str = ""
+    app: str | None = None
+    value: str | None = None
+    question: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> Inquiry:
+        if self.reply == "login" and not self.app:
+            raise ValueError("a login inquiry needs `app` (the app the user logs in)")
+        if self.reply == "supply" and self.value is None:
+            raise ValueError("a supply inquiry needs `value` (what the user supplies)")
+        if self.reply == "decline" and not self.effect:
+            raise ValueError("a decline inquiry needs `effect` (the effect that must then not happen)")
+        return self
+
+
+class Templates(_Model):
+    """Instruction phrasings; train and test never share one."""
+
+    train: list[str] = Field(min_length=1)
+    test: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> Templates:
+        shared = set(self.train) & set(self.test)
+        if shared:
+            raise ValueError(f"train and test templates must be disjoint; both have {sorted(shared)[0]!r}")
+        return self
+
+
+class TaskSpec(_Model):
+    """One task family, loaded from a YAML file under `tasks/specs/` (see docs/tasks.md)."""
+
+    id: str
+    apps: list[str] = Field(min_length=1)
+    category: str
+    subcategory: str
+    description: str = ""
+    start_app: str | None = None
+    params: dict[str, Param] = Field(default_factory=dict)
+    templates: Templates
+    setup: list[Patch] = Field(default_factory=list)
+    goal: list[Condition] = Field(min_length=1)
+    milestones: list[Condition] = Field(default_factory=list)
+    answer: str | None = None
+    inquiries: list[Inquiry] = Field(default_factory=list)
+    max_steps: int = Field(default=15, ge=1, le=60)
+    source: str = ""
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z0-9_.\-]+", value):
+            raise ValueError("ids use lower-case letters, digits, '_', '.' and '-'")
+        return value
+
+    @field_validator("category")
+    @classmethod
+    def _category(cls, value: str) -> str:
+        if value not in CATEGORIES:
+            raise ValueError(f"category must be one of {', '.join(CATEGORIES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> TaskSpec:
+        names = set(self.params)
+        for split, items in (("train", self.templates.train), ("test", self.templates.test)):
+            for t in items:
+                missing = set(_PLACEHOLDER.findall(t)) - names
+                if missing:
+                    raise ValueError(f"templates.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+        for p in self.params.values():
+            if p.hidden:
+                continue
+        if self.category == "control" and self.inquiries:
+            raise ValueError("a control task needs no inquiry; remove `inquiries` or change the category")
+        if self.category not in ("control", "navigation") and not self.inquiries:
+            raise ValueError(f"a {self.category} task needs at least one entry in `inquiries`")
+        return self
+
+    @property
+    def needs_inquiry(self) -> bool:
+        return bool(self.inquiries)
+
+    @property
+    def plan(self) -> list[Condition]:
+        """What the expert walks through: the milestones, then the goal's positive conditions."""
+        out = list(self.milestones)
+        if not any(i.reply == "decline" for i in self.inquiries):
+            out += [c for c in self.goal if c.kind in ("state", "effect", "screen")]
+        return out
+
+
+def fill(value: Any, params: dict[str, Any]) -> Any:
+    """Substitute `{name}` placeholders: a string that is exactly one placeholder keeps the parameter's type."""
+    if isinstance(value, str):
+        whole = _PLACEHOLDER.fullmatch(value)
+        if whole and whole.group(1) in params:
+            return params[whole.group(1)]
+        return _PLACEHOLDER.sub(lambda m: str(params.get(m.group(1), m.group(0))), value)
+    if isinstance(value, list):
+        return [fill(v, params) for v in value]
+    if isinstance(value, dict):
+        return {k: fill(v, params) for k, v in value.items()}
+    return value
+
+
+def _where(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def load_spec(path: str | Path) -> TaskSpec:
+    """Read and validate one spec file; errors name the file and the field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the task spec ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a task spec is a YAML mapping with id, apps, category, templates, goal ...")
+    try:
+        spec = TaskSpec.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {_where(exc)}") from None
+    return spec.model_copy(update={"source": str(path)})
+
+
+def load_specs(folder: str | Path | None = None) -> list[TaskSpec]:
+    """Every `*.yaml` spec under `folder` (default: the packaged specs), sorted by id; ids must be unique."""
+    root = Path(folder) if folder is not None else SPECS_DIR
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such folder of task specs")
+    specs: dict[str, TaskSpec] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        spec = load_spec(path)
+        if spec.id in specs:
+            raise ConfigError(f"{path}: task id {spec.id!r} is already used by {specs[spec.id].source}")
+        specs[spec.id] = spec
+    return [specs[k] for k in sorted(specs)]
