@@ -120,6 +120,7 @@ def _confirm_payment(ctx: Ctx, *_: Any) -> None:
     _pop_to(ctx, "conversation")
     if ctx.screen != "conversation" or ctx.params.get("id") != cid:
         ctx.replace("conversation", id=cid)
+    ctx.params["panel"] = False
 
 
 def _start_payment(ctx: Ctx, purpose: str, cid: int) -> None:
@@ -314,7 +315,7 @@ class Chat(App):
                   else self._contact_avatar(contact, 90))
         body.weight = 1.0
         row = Row(spacer, body, avatar, gap=20) if mine else Row(avatar, body, spacer, gap=20)
-        return Column(row, pad=16, id="message")
+        return Column(row, pad=16, id="message_row")
 
     def screen_conversation(self, ctx: Ctx) -> Widget:
         convs = ctx.state["conversations"]
@@ -472,7 +473,13 @@ class Chat(App):
         current = ctx.state["me"]["signature"]
 
         def save(c: Ctx, *_: Any) -> None:
-            text = c.fields.get("signature", current).strip()
+            text = c.fields.get("signature", "").strip()
+            if not text:
+                c.toast("Type a new signature")
+                return
+            if len(text) > 30:
+                c.toast("A signature has at most 30 characters")
+                return
             if text == c.state["me"]["signature"]:
                 c.pop()
                 return
@@ -481,7 +488,8 @@ class Chat(App):
 
         return Column(
             AppBar("Set signature", actions=[Button("Save", style="text", id="save_signature", on_click=save)]),
-            Column(Input("signature", hint="Write a signature", value=current, lines=2),
+            Column(Text(f"Current: {current}", size="small", color=GREY, id="current_signature"),
+                   Input("signature", hint="Write a new signature", lines=2, on_submit=save),
                    Text("Up to 30 characters", size="small", color=GREY), pad=36, gap=24))
 
     def screen_avatar(self, ctx: Ctx) -> Widget:
