@@ -7,13 +7,12 @@ import pytest
 from mobile_r1.core import Action
 from mobile_r1.env import SimEnv
 from mobile_r1.sim import testing as T
-from mobile_r1.sim.apps import App, Ctx, register
+from mobile_r1.sim.apps import REGISTRY, App, Ctx
 from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Scroll, Text, Widget
 
 APPS = ["Notes", "Settings", "Shop"]
 
 
-@register
 class _Probe(App):
     """A test app exercising loading screens, permissions and a login wall."""
 
@@ -35,6 +34,14 @@ class _Probe(App):
 
     def screen_slow(self, ctx: Ctx) -> Widget:
         return Column(AppBar("Slow"), Text("Loaded content", id="loaded"))
+
+
+@pytest.fixture(autouse=True)
+def probe_app():
+    """Install the probe app for these tests only (the registry is shared by the whole process)."""
+    REGISTRY["probe"] = _Probe
+    yield
+    REGISTRY.pop("probe", None)
 
 
 def env_with(*apps: str, **kw) -> SimEnv:

@@ -80,7 +80,7 @@ class SimEnv:
             app=phone.apps[key].name if key else None,
             activity=phone.activity(),
             state_key=phone.state_key(),
-            app_state=phone.state.apps[key] if key else None,
+            app_state=phone.app_state_copy(key) if key else None,
         )
 
     def step(self, action: Action) -> tuple[Observation, float, bool, dict[str, Any]]:

@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import random
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -97,6 +98,10 @@ class Phone:
         self._view_sig: tuple[Any, ...] | None = None
         self._image_cache: dict[float, tuple[tuple[Any, ...], Any]] = {}
         self._themes: dict[tuple[str | None, bool], Theme] = {}
+        self._app_json: dict[str, str] = {}  # app key -> JSON of its state, valid while the app is not dirty
+        self._dirty: set[str] = set()
+        self._parsed: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._digests: dict[str, tuple[str, bytes]] = {}
         self.reset(seed)
 
     # ----- lifecycle -------------------------------------------------------------------------------------
@@ -119,7 +124,7 @@ class Phone:
             st.permissions[key] = {}
         self.state = st
         self._themes = {}
-        self._changed()
+        self.touch()
 
     def snapshot(self) -> PhoneState:
         """A deep copy of the whole state; `restore` it to start again from exactly here."""
@@ -127,14 +132,20 @@ class Phone:
 
     def restore(self, snap: PhoneState) -> None:
         self.state = copy.deepcopy(snap)
-        self._changed()
+        self.touch()
 
     def _changed(self) -> None:
         self._version += 1
 
     def touch(self) -> None:
-        """Tell the phone its state was changed from outside (a task patching app state): rebuild the view."""
+        """Tell the phone its state was changed from outside (a task patching app state): rebuild everything."""
+        self._app_json.clear()
         self._changed()
+
+    def mark(self, key: str | None) -> None:
+        """Note that app `key`'s state may have changed (Ctx and `app_state` do this for you)."""
+        if key is not None:
+            self._dirty.add(key)
 
     # ----- system state helpers ------------------------------------------------------------------------
     @property
@@ -160,9 +171,12 @@ class Phone:
         return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
     def app_state(self, name: str) -> dict[str, Any]:
+        """The live state dict of app `name` (name or alias); use this to read or change another app's state."""
         key = resolve(name, list(self.apps))
         if key is None:
             raise ConfigError(f"app '{name}' is not installed on this phone")
+        self.mark(key)
+        self._changed()
         return self.state.apps[key]
 
     @property
@@ -312,6 +326,7 @@ class Phone:
         """Apply one action (screen pixels). Returns info: 'error' (why nothing happened) and what did happen."""
         st = self.state
         st.step += 1
+        self.mark(st.foreground)
         n_effects = len(st.effects)
         info: dict[str, Any] = {"error": None}
         kind = action.type
@@ -346,6 +361,7 @@ class Phone:
             if st.toast is not None and st.toast[1] <= st.clock:
                 st.toast = None
                 self._changed()
+        self.mark(st.foreground)
         info["effects"] = [e.to_dict() for e in st.effects[n_effects:]]
         if st.toast is not None:
             info["toast"] = st.toast[0]
@@ -642,7 +658,7 @@ class Phone:
         lay = Layout(theme, frame["scroll"] if frame else st.apps.setdefault("_launcher_scroll", {}),
                      frame["fields"] if frame else {}, frame["focus"] if frame else None)
         if st.mode == "home":
-            lay = Layout(Theme.make("#1a73e8", dark=bool(self.system.get("dark_mode"))))
+            lay = Layout(_launcher_theme(bool(self.system.get("dark_mode"))))
             content, pkg = self._launcher(lay), LAUNCHER_PKG
         elif st.mode == "recents":
             lay = Layout(self.theme_for(None))
@@ -807,6 +823,26 @@ class Phone:
             view.key = self._state_key()
         return view.key
 
+    def app_json(self, key: str) -> str:
+        """The app's state as canonical JSON (sorted keys), cached until the app is marked dirty."""
+        if key in self._dirty:
+            self._dirty.discard(key)
+            self._app_json.pop(key, None)
+        text = self._app_json.get(key)
+        if text is None:
+            text = json.dumps(self.state.apps[key], sort_keys=True, default=str, separators=(",", ":"))
+            self._app_json[key] = text
+        return text
+
+    def app_state_copy(self, key: str) -> dict[str, Any]:
+        """A copy of app `key`'s state, shared between calls while the app is unchanged: treat it as read-only."""
+        text = self.app_json(key)
+        cached = self._parsed.get(key)
+        if cached is None or cached[0] is not text:
+            cached = (text, json.loads(text))
+            self._parsed[key] = cached
+        return cached[1]
+
     def _state_key(self) -> str:
         st = self.state
         frames = []
@@ -815,10 +851,19 @@ class Phone:
                 frames.append([f["screen"], f["params"], f["fields"], f["focus"],
                                {k: int(v) for k, v in sorted(f["scroll"].items())}])
         data = [st.mode, st.foreground, st.launcher_page if st.mode == "home" else 0, frames,
-                st.overlay.signature() if st.overlay else None, {k: v for k, v in st.apps.items() if not k.startswith("_")},
-                st.permissions, len(st.effects)]
-        text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
-        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+                st.overlay.signature() if st.overlay else None, st.permissions, len(st.effects)]
+        h = hashlib.blake2b(json.dumps(data, sort_keys=True, default=str, separators=(",", ":")).encode(),
+                            digest_size=12)
+        h.update(b"".join(self._app_digest(key) for key in sorted(st.apps) if not key.startswith("_")))
+        return h.hexdigest()
+
+    def _app_digest(self, key: str) -> bytes:
+        text = self.app_json(key)
+        cached = self._digests.get(key)
+        if cached is None or cached[0] is not text:
+            cached = (text, hashlib.blake2b(key.encode() + b"\0" + text.encode(), digest_size=16).digest())
+            self._digests[key] = cached
+        return cached[1]
 
     def state_dict(self) -> dict[str, Any]:
         """The phone's state as plain JSON data (without overlay handlers and the random source)."""
@@ -830,6 +875,11 @@ class Phone:
             "overlay": st.overlay.signature() if st.overlay else None, "recents": list(st.recents),
             "answers": list(st.answers),
         }
+
+
+@lru_cache(maxsize=2)
+def _launcher_theme(dark: bool) -> Theme:
+    return Theme.make("#1a73e8", dark=dark)
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ import pkgutil
 import re
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.sim.apps.base import App, Ctx, Effect, money, new_id
+from mobile_r1.sim.apps.base import App, Ctx, Effect, clone, money, new_id
 
 REGISTRY: dict[str, type[App]] = {}
 _loaded = False
@@ -52,4 +52,4 @@ def resolve(name: str, among: list[str] | None = None) -> str | None:
     return None
 
 
-__all__ = ["App", "Ctx", "Effect", "REGISTRY", "register", "load_all", "resolve", "normalize", "money", "new_id"]
+__all__ = ["App", "Ctx", "Effect", "clone", "REGISTRY", "register", "load_all", "resolve", "normalize", "money", "new_id"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -45,8 +45,15 @@ def _mask(text: str, size: int, bold: bool) -> tuple[Any, tuple[int, int]]:
     return font(size, bold).getmask2(text, mode="L")
 
 
-def wrap(text: str, size: int, width: float, bold: bool = False, max_lines: int = 0) -> list[str]:
+def wrap(text: str, size: int, width: float, bold: bool = False, max_lines: int = 0) -> Sequence[str]:
     """Greedy word wrap of `text` into lines no wider than `width`; the last kept line ends in '...'."""
+    if "\n" not in text and text_width(text, size, bold) <= width:
+        return [text]
+    return _wrap(text, size, width, bold, max_lines)
+
+
+@lru_cache(maxsize=8192)
+def _wrap(text: str, size: int, width: float, bold: bool, max_lines: int) -> tuple[str, ...]:
     lines: list[str] = []
     for paragraph in text.split("\n"):
         words = paragraph.split(" ")
@@ -65,7 +72,7 @@ def wrap(text: str, size: int, width: float, bold: bool = False, max_lines: int 
         while last and text_width(last + "...", size, bold) > width:
             last = last[:-1]
         lines[-1] = last + "..."
-    return lines
+    return tuple(lines)
 
 
 class Canvas:

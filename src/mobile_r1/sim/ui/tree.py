@@ -7,7 +7,7 @@ from functools import lru_cache
 from xml.sax.saxutils import quoteattr as _quoteattr
 
 from mobile_r1.core.records import UIElement
-from mobile_r1.sim.ui.widgets import Layout, Scroll, Widget
+from mobile_r1.sim.ui.widgets import Layout, Widget
 
 Box = tuple[int, int, int, int]
 
@@ -23,14 +23,6 @@ class Node:
     password: bool = False
 
 
-def _clip(box: tuple[float, float, float, float], clip: tuple[float, float, float, float]) -> Box | None:
-    x1, y1 = max(box[0], clip[0]), max(box[1], clip[1])
-    x2, y2 = min(box[2], clip[2]), min(box[3], clip[3])
-    if x2 - x1 < 1 or y2 - y1 < 1:
-        return None
-    return (int(x1), int(y1), int(x2), int(y2))
-
-
 def flatten(roots: list[tuple[Widget, str]], lay_for: dict[int, Layout], screen: tuple[int, int]) -> list[Node]:
     """Pre-order list of the visible widgets of each (root, package); off-screen and scrolled-away ones are skipped.
 
@@ -41,26 +33,37 @@ def flatten(roots: list[tuple[Widget, str]], lay_for: dict[int, Layout], screen:
 
     def visit(w: Widget, clip: tuple[float, float, float, float], parent: int | None, depth: int, pkg: str,
               lay: Layout) -> None:
-        bounds = _clip(w.box, clip)
-        if bounds is None:
+        box = w.box
+        x1 = box[0] if box[0] > clip[0] else clip[0]
+        y1 = box[1] if box[1] > clip[1] else clip[1]
+        x2 = box[2] if box[2] < clip[2] else clip[2]
+        y2 = box[3] if box[3] < clip[3] else clip[3]
+        if x2 - x1 < 1 or y2 - y1 < 1 or not w.emit:
             return
-        pkg = w.pkg or pkg
-        if not w.emit or (type(w).__name__ == "Text" and not w.text and not w.desc and w.on_click is None):
-            return
-        rid = f"{pkg}:id/{w.id}" if w.id else ""
-        el = UIElement(
-            id=len(nodes), class_name=w.cls_name, bounds=bounds, text=w.text, content_desc=w.desc, resource_id=rid,
-            clickable=w.clickable, long_clickable=w.on_long_press is not None, editable=w.editable,
-            scrollable=w.scrollable, checkable=w.checkable, checked=w.checked, focused=w.focused(lay),
-            enabled=w.enabled, selected=w.selected, parent=parent,
-        )
-        nodes.append(Node(el, w, pkg, depth, bool(getattr(w, "password", False))))
-        me = el.id
-        inner = clip
-        if isinstance(w, Scroll):
-            inner = (max(clip[0], w.box[0]), max(clip[1], w.box[1]), min(clip[2], w.box[2]), min(clip[3], w.box[3]))
-        for child in w.children:
-            visit(child, inner, me, depth + 1, pkg, lay)
+        if w.pkg:
+            pkg = w.pkg
+        children = w.children
+        if w.id is None and not w.desc and w.on_click is None and w.on_long_press is None:
+            if children and parent is not None and not w.scrollable:
+                # A plain layout container: left out, as `uiautomator dump --compressed` does.
+                for child in children:
+                    visit(child, clip, parent, depth, pkg, lay)
+                return
+            if not children and not w.text and w.cls_name == "android.widget.TextView":
+                return  # an empty label
+        editable = w.editable
+        me = len(nodes)
+        el = UIElement(me, w.cls_name, (int(x1), int(y1), int(x2), int(y2)), w.text, w.desc,
+                       f"{pkg}:id/{w.id}" if w.id else "", w.clickable, w.on_long_press is not None, editable,
+                       w.scrollable, w.checkable, w.checked, w.focused(lay) if editable else False, w.enabled,
+                       w.selected, parent)
+        nodes.append(Node(el, w, pkg, depth, w.password))
+        if children:
+            inner = clip
+            if w.scrollable:
+                inner = (x1, y1, x2, y2)
+            for child in children:
+                visit(child, inner, me, depth + 1, pkg, lay)
 
     for root, pkg in roots:
         visit(root, full, None, 0, pkg, lay_for[id(root)])
@@ -79,20 +82,26 @@ def to_xml(nodes: list[Node]) -> str:
         e = node.element
         index = child_index.get(e.parent, 0)
         child_index[e.parent] = index + 1
-        x1, y1, x2, y2 = e.bounds
-        focusable = e.editable or e.clickable
-        out.append(
-            f"<node index=\"{index}\" text={quoteattr(e.text)} resource-id={quoteattr(e.resource_id)} "
-            f"class=\"{e.class_name}\" package={quoteattr(node.package)} content-desc={quoteattr(e.content_desc)} "
-            f"checkable=\"{_b(e.checkable)}\" checked=\"{_b(e.checked)}\" clickable=\"{_b(e.clickable)}\" "
-            f"enabled=\"{_b(e.enabled)}\" focusable=\"{_b(focusable)}\" focused=\"{_b(e.focused)}\" "
-            f"scrollable=\"{_b(e.scrollable)}\" long-clickable=\"{_b(e.long_clickable)}\" "
-            f"password=\"{_b(node.password)}\" selected=\"{_b(e.selected)}\" bounds=\"[{x1},{y1}][{x2},{y2}]\">"
-        )
+        out.append(_node_xml(index, e.text, e.resource_id, e.class_name, node.package, e.content_desc, e.checkable,
+                             e.checked, e.clickable, e.enabled, e.editable or e.clickable, e.focused, e.scrollable,
+                             e.long_clickable, node.password, e.selected, e.bounds))
         open_depths.append(node.depth)
     out.extend("</node>" for _ in open_depths)
     out.append("</hierarchy>")
     return "".join(out)
+
+
+@lru_cache(maxsize=65536)
+def _node_xml(index: int, text: str, rid: str, cls: str, pkg: str, desc: str, checkable: bool, checked: bool,
+              clickable: bool, enabled: bool, focusable: bool, focused: bool, scrollable: bool, long_clickable: bool,
+              password: bool, selected: bool, bounds: Box) -> str:
+    x1, y1, x2, y2 = bounds
+    return (f"<node index=\"{index}\" text={quoteattr(text)} resource-id={quoteattr(rid)} class=\"{cls}\" "
+            f"package={quoteattr(pkg)} content-desc={quoteattr(desc)} checkable=\"{_b(checkable)}\" "
+            f"checked=\"{_b(checked)}\" clickable=\"{_b(clickable)}\" enabled=\"{_b(enabled)}\" "
+            f"focusable=\"{_b(focusable)}\" focused=\"{_b(focused)}\" scrollable=\"{_b(scrollable)}\" "
+            f"long-clickable=\"{_b(long_clickable)}\" password=\"{_b(password)}\" selected=\"{_b(selected)}\" "
+            f"bounds=\"[{x1},{y1}][{x2},{y2}]\">")
 
 
 def _b(value: bool) -> str:

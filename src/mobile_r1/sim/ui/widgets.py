@@ -137,20 +137,25 @@ class Column(Widget):
     """Children stacked top to bottom. A `flex` child (a `Scroll`, or any widget with flex=True) takes the leftover height."""
 
     cls_name = "android.widget.LinearLayout"
-    __slots__ = ("pad", "gap", "bg", "radius", "align", "border")
+    __slots__ = ("pad", "gap", "bg", "radius", "align", "border", "_memo")
 
     def __init__(self, *children: Widget | None, pad: float = 0, gap: float = 0, bg: Color | str | None = None,
                  radius: float = 0, align: str = "stretch", border: Color | str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.children = [c for c in children if c is not None]
         self.pad, self.gap, self.radius, self.align = _sp(pad), _sp(gap), radius, align
+        self._memo: tuple[float, float] | None = None
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
         self.border = _color(border, None) if border is not None else None  # type: ignore[arg-type]
 
     def measure(self, w: float, lay: Layout) -> float:
+        if self._memo is not None and self._memo[0] == w:
+            return self._memo[1]
         inner = w - 2 * self.pad
         hs = [c.measure(inner, lay) for c in self.children]
-        return sum(hs) + self.gap * max(0, len(hs) - 1) + 2 * self.pad
+        h = sum(hs) + self.gap * max(0, len(hs) - 1) + 2 * self.pad
+        self._memo = (w, h)
+        return h
 
     def place(self, x: float, y: float, w: float, h: float | None, lay: Layout) -> None:
         inner = w - 2 * self.pad
@@ -199,7 +204,7 @@ class Row(Widget):
     """Children side by side, vertically centred. Children with `weight` share the width left by the others."""
 
     cls_name = "android.widget.LinearLayout"
-    __slots__ = ("pad", "gap", "bg", "radius", "border", "_widths")
+    __slots__ = ("pad", "gap", "bg", "radius", "border", "_memo")
 
     def __init__(self, *children: Widget | None, pad: float = 0, gap: float = 24, bg: Color | str | None = None,
                  radius: float = 0, border: Color | str | None = None, **kw: Any) -> None:
@@ -208,6 +213,13 @@ class Row(Widget):
         self.pad, self.gap, self.radius = _sp(pad), _sp(gap), radius
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
         self.border = _color(border, None) if border is not None else None  # type: ignore[arg-type]
+        self._memo: tuple[float, list[float], list[float]] | None = None
+
+    def _sizes(self, w: float, lay: Layout) -> tuple[list[float], list[float]]:
+        if self._memo is None or self._memo[0] != w:
+            widths = self._split(w, lay)
+            self._memo = (w, widths, [c.measure(cw, lay) for c, cw in zip(self.children, widths)])
+        return self._memo[1], self._memo[2]
 
     def _split(self, w: float, lay: Layout) -> list[float]:
         inner = w - 2 * self.pad - self.gap * max(0, len(self.children) - 1)
@@ -227,12 +239,10 @@ class Row(Widget):
         return sum(widths) + self.gap * max(0, len(widths) - 1) + 2 * self.pad  # type: ignore[arg-type]
 
     def measure(self, w: float, lay: Layout) -> float:
-        widths = self._split(w, lay)
-        return max((c.measure(cw, lay) for c, cw in zip(self.children, widths)), default=0.0) + 2 * self.pad
+        return max(self._sizes(w, lay)[1], default=0.0) + 2 * self.pad
 
     def place(self, x: float, y: float, w: float, h: float | None, lay: Layout) -> None:
-        widths = self._split(w, lay)
-        heights = [c.measure(cw, lay) for c, cw in zip(self.children, widths)]
+        widths, heights = self._sizes(w, lay)
         if h is None:
             h = max(heights, default=0.0) + 2 * self.pad
         self.box = (x, y, x + w, y + h)
@@ -316,9 +326,13 @@ class Scroll(Widget):
             if offset != lay.scroll.get(self.id, 0.0) and self.id in lay.scroll:
                 lay.scroll[self.id] = offset
         cy = y + self.pad - offset
+        bottom = y + h
         for child in self.children:
             ch = child.measure(inner, lay)
-            child.place(x + self.pad, cy, inner, ch, lay)
+            if cy + ch < y or cy > bottom:  # out of view: no need to lay out its insides
+                child.box = (x + self.pad, cy, x + self.pad + inner, cy + ch)
+            else:
+                child.place(x + self.pad, cy, inner, ch, lay)
             cy += ch + self.gap
 
     def paint(self, c: Canvas, lay: Layout) -> None:
