@@ -69,7 +69,7 @@ def _confirm(ctx: Ctx, *_: Any) -> None:
             return
         bill["paid"] = True
         tid = _record(ctx, f"{bill['biller']} bill", -amount, "Bills")
-        ctx.effect("payment", kind="bill", bill=bill["id"], biller=bill["biller"], amount=amount, transaction=tid)
+        ctx.effect("payment", what="bill", bill=bill["id"], biller=bill["biller"], amount=amount, transaction=tid)
         done = f"{bill['biller']} bill paid: {money(amount)}"
     else:
         plan = _by_id(s["plans"], p.get("plan"))
