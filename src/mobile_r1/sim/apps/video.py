@@ -336,13 +336,13 @@ class Video(App):
                            id="subscribe", selected=subscribed, on_click=lambda c: _subscribe(c, cid)), gap=24),
                 Divider(),
                 Text(f"Comments ({len(comments)})", bold=True, id="comments_header"),
-                Row(Input("comment", hint="Add a comment", weight=1.0,
-                          on_submit=lambda c, text: _comment(c, vid, text)),
-                    Icon("send", desc="Post comment", size=80, id="post_comment",
-                         on_click=lambda c: _comment(c, vid, c.fields.get("comment", ""))), gap=16),
                 *[Column(Text(c["user"], size="small", bold=True), Text(c["text"], size="small", id="comment_text"), gap=4)
                   for c in comments],
-                pad=36, gap=28), id="player_scroll"))
+                pad=36, gap=28), id="player_scroll"),
+            # The comment box stays fixed under the list so it remains visible above the keyboard.
+            Row(Input("comment", hint="Add a comment", weight=1.0, on_submit=lambda c, text: _comment(c, vid, text)),
+                Icon("send", desc="Post comment", size=80, id="post_comment",
+                     on_click=lambda c: _comment(c, vid, c.fields.get("comment", ""))), pad=24, gap=16))
 
     def screen_channel(self, ctx: Ctx) -> Widget:
         ch = _channel(ctx, ctx.params.get("id", 1)) or ctx.state["channels"][0]
