@@ -1,4 +1,4 @@
-"""Gallery app: the storage permission, favourites, deletion to Recently deleted, sharing and setting the Chat avatar."""
+"""Gallery app: the photos permission, favourites, deletion to Recently deleted, sharing, setting the Chat avatar."""
 
 from __future__ import annotations
 

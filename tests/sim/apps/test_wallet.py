@@ -134,7 +134,8 @@ def test_pay_a_bill() -> None:
     _pay(env, s["payment_password"])
     assert bill["paid"] and s["balance"] == round(balance - bill["amount"], 2)
     effect = env.phone.state.effects[-1]
-    assert effect.kind == "payment" and effect.detail["bill"] == bill["id"] and effect.detail["amount"] == bill["amount"]
+    assert effect.kind == "payment" and effect.detail["bill"] == bill["id"]
+    assert effect.detail["amount"] == bill["amount"] and effect.detail["what"] == "bill"
     T.tap_id(env, "back_home")
     T.tap_id(env, "action_bills")
     T.tap_text(env, bill["biller"])

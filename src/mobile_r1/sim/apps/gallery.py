@@ -6,7 +6,8 @@ import random
 from typing import Any
 
 from mobile_r1.sim.apps import App, Ctx, register
-from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Grid, Icon, Image, ListItem, Row, Scroll, Tabs, Text, Widget
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Grid, Icon, Image, ListItem, Row, Scroll, Tabs, Text,
+                                      Widget)
 
 SUBJECTS = {
     "Camera": ["Beach sunset", "Morning coffee", "City skyline", "Birthday cake", "Park picnic", "Rainy street",

@@ -169,7 +169,8 @@ class Social(App):
                      color="danger" if p["liked"] else None, selected=p["liked"], id="like",
                      on_click=lambda c: _toggle_like(c, pid)),
                 Text(str(p["likes"]), size="small", id="like_count"),
-                Icon("note", desc="Comments", size=64, color=GREY, on_click=lambda c: c.push("post", id=pid), id="comments"),
+                Icon("note", desc="Comments", size=64, color=GREY, id="comments",
+                     on_click=lambda c: c.push("post", id=pid)),
                 Text(str(len(p["comments"])), size="small", weight=1.0)),
             pad=36, gap=18, id="post", on_click=lambda c: c.push("post", id=pid))
 

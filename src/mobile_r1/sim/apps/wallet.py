@@ -179,7 +179,7 @@ class Wallet(App):
             rows.append(Column(
                 Column(Text(card["bank"], color=(255, 255, 255), bold=True),
                        Text(f"{card['kind']} card", size="small", color=(220, 230, 255)),
-                       Text(f"\u2022\u2022\u2022\u2022  \u2022\u2022\u2022\u2022  \u2022\u2022\u2022\u2022  {card['last4']}",
+                       Text("  ".join(["\u2022\u2022\u2022\u2022"] * 3 + [card["last4"]]),
                             size="title", color=(255, 255, 255), id="card_number"),
                        bg=(90, 94, 110) if card["frozen"] else "primary", radius=28, pad=48, gap=16),
                 Toggle("Freeze card", card["frozen"], freeze, id=f"freeze_{cid}"), pad=28, gap=8, id="card"))
