@@ -171,3 +171,29 @@ def test_details_screen() -> None:
     T.tap_text(env, "Details")
     texts = T.visible_texts(env)
     assert photo["date"] in texts and photo["album"] in texts and f"{photo['size_mb']} MB" in texts
+
+
+def test_a_pending_confirmation_survives_snapshot_and_restore() -> None:
+    env = _env()
+    photo = _newest(env, 0)
+    _open_photo(env, photo)
+    T.tap_id(env, "delete")
+    snap = env.snapshot()
+    T.tap_id(env, "button2")
+    assert photo["deleted"]
+    env.restore(snap)
+    restored = next(p for p in _state(env)["photos"] if p["id"] == photo["id"])
+    assert not restored["deleted"] and _kinds(env) == ["permission"]
+    T.tap_id(env, "button2")  # the dialog's handler acts on the restored state
+    assert restored["deleted"] and _kinds(env) == ["permission", "delete"]
+
+
+def test_a_purged_photo_screen_says_so() -> None:
+    env = _env()
+    photo = _newest(env, 0)
+    _open_photo(env, photo)
+    T.tap_id(env, "delete")
+    T.tap_id(env, "button2")
+    _state(env)["photos"].remove(next(p for p in _state(env)["photos"] if p["id"] == photo["id"]))
+    env.phone.goto("gallery", "photo", id=photo["id"])
+    assert "This photo no longer exists" in T.visible_texts(env)

@@ -39,6 +39,21 @@ def _visible(ctx: Ctx, album: str | None = None) -> list[dict[str, Any]]:
     return sorted(out, key=lambda p: (p["date"], p["id"]), reverse=True)
 
 
+def _any_photo(ctx: Ctx) -> dict[str, Any] | None:
+    """The newest visible photo (the default of screens shown without params), else any, else None."""
+    return next(iter(_visible(ctx) or ctx.state["photos"]), None)
+
+
+def _shown(ctx: Ctx) -> dict[str, Any] | None:
+    """The photo a screen was opened for (by its `id` param), or the newest one when opened without params."""
+    pid = ctx.params.get("id")
+    return _any_photo(ctx) if pid is None else _photo(ctx, pid)
+
+
+def _gone() -> Widget:
+    return Column(AppBar("Photo"), Text("This photo no longer exists", pad=60, color=GREY))
+
+
 def _toggle_favorite(ctx: Ctx, pid: int) -> None:
     p = _photo(ctx, pid)
     if p is not None:
@@ -184,7 +199,9 @@ class Gallery(App):
                       Scroll(body, id="album_grid"))
 
     def screen_photo(self, ctx: Ctx) -> Widget:
-        p = _photo(ctx, ctx.params.get("id", -1)) or (_visible(ctx) or ctx.state["photos"])[0]
+        p = _shown(ctx)
+        if p is None:
+            return _gone()
         pid = p["id"]
         if p["deleted"]:
             return Column(
@@ -225,7 +242,9 @@ class Gallery(App):
                 pad=24, gap=0, id="photo_actions"))
 
     def screen_details(self, ctx: Ctx) -> Widget:
-        p = _photo(ctx, ctx.params.get("id", -1)) or ctx.state["photos"][0]
+        p = _shown(ctx)
+        if p is None:
+            return _gone()
         return Column(AppBar("Details"),
                       Scroll(ListItem("Title", p["title"], id="detail_title"),
                              ListItem("Album", p["album"], id="detail_album"),
@@ -233,7 +252,9 @@ class Gallery(App):
                              ListItem("Size", f"{p['size_mb']} MB", id="detail_size"), id="details_list"))
 
     def screen_share(self, ctx: Ctx) -> Widget:
-        p = _photo(ctx, ctx.params.get("id", -1)) or ctx.state["photos"][0]
+        p = _shown(ctx)
+        if p is None:
+            return _gone()
         pid = p["id"]
         targets = [Icon(t[:1], desc=f"Share to {t}", size=130, bg="primary", round=False, label=t,
                         id=f"share_{t.lower()}",
