@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import marshal
 import random
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -98,10 +99,10 @@ class Phone:
         self._view_sig: tuple[Any, ...] | None = None
         self._image_cache: dict[float, tuple[tuple[Any, ...], Any]] = {}
         self._themes: dict[tuple[str | None, bool], Theme] = {}
-        self._app_json: dict[str, str] = {}  # app key -> JSON of its state, valid while the app is not dirty
+        self._blobs: dict[str, bytes] = {}  # app key -> its serialised state, valid while the app is not dirty
         self._dirty: set[str] = set()
-        self._parsed: dict[str, tuple[str, dict[str, Any]]] = {}
-        self._digests: dict[str, tuple[str, bytes]] = {}
+        self._parsed: dict[str, tuple[bytes, dict[str, Any]]] = {}
+        self._digests: dict[str, tuple[bytes, bytes]] = {}
         self.reset(seed)
 
     # ----- lifecycle -------------------------------------------------------------------------------------
@@ -139,7 +140,7 @@ class Phone:
 
     def touch(self) -> None:
         """Tell the phone its state was changed from outside (a task patching app state): rebuild everything."""
-        self._app_json.clear()
+        self._blobs.clear()
         self._changed()
 
     def mark(self, key: str | None) -> None:
@@ -666,7 +667,7 @@ class Phone:
         else:
             app = self.apps[key]  # type: ignore[index]
             pkg = app.package
-            ctx = Ctx(self, key)
+            ctx = Ctx(self, key, mark=False)  # screens only read the state
             if frame is None:
                 content = Column(Text(app.name, size="big"))
             elif frame["ready_at"] > st.clock:
@@ -823,23 +824,28 @@ class Phone:
             view.key = self._state_key()
         return view.key
 
-    def app_json(self, key: str) -> str:
-        """The app's state as canonical JSON (sorted keys), cached until the app is marked dirty."""
-        if key in self._dirty:
-            self._dirty.discard(key)
-            self._app_json.pop(key, None)
-        text = self._app_json.get(key)
-        if text is None:
-            text = json.dumps(self.state.apps[key], sort_keys=True, default=str, separators=(",", ":"))
-            self._app_json[key] = text
-        return text
+    def app_blob(self, key: str) -> bytes:
+        """The app's state serialised (marshal format 2: content and key order, no sharing), cached until dirty."""
+        old = self._blobs.get(key)
+        if old is not None and key not in self._dirty:
+            return old
+        self._dirty.discard(key)
+        data = self.state.apps[key]
+        try:
+            blob = marshal.dumps(data, 2)
+        except ValueError:  # something marshal cannot write: fall back to JSON text
+            blob = marshal.dumps(json.loads(json.dumps(data, default=str)), 2)
+        if old is not None and blob == old:
+            return old  # unchanged: keep the object so digests and copies stay cached
+        self._blobs[key] = blob
+        return blob
 
     def app_state_copy(self, key: str) -> dict[str, Any]:
         """A copy of app `key`'s state, shared between calls while the app is unchanged: treat it as read-only."""
-        text = self.app_json(key)
+        blob = self.app_blob(key)
         cached = self._parsed.get(key)
-        if cached is None or cached[0] is not text:
-            cached = (text, json.loads(text))
+        if cached is None or cached[0] is not blob:
+            cached = (blob, marshal.loads(blob))
             self._parsed[key] = cached
         return cached[1]
 
@@ -858,10 +864,10 @@ class Phone:
         return h.hexdigest()
 
     def _app_digest(self, key: str) -> bytes:
-        text = self.app_json(key)
+        blob = self.app_blob(key)
         cached = self._digests.get(key)
-        if cached is None or cached[0] is not text:
-            cached = (text, hashlib.blake2b(key.encode() + b"\0" + text.encode(), digest_size=16).digest())
+        if cached is None or cached[0] is not blob:
+            cached = (blob, hashlib.blake2b(key.encode() + b"\0" + blob, digest_size=16).digest())
             self._digests[key] = cached
         return cached[1]
 

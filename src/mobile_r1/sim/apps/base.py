@@ -121,10 +121,11 @@ class Ctx:
 
     __slots__ = ("phone", "app_key")
 
-    def __init__(self, phone: Phone, app_key: str | None) -> None:
+    def __init__(self, phone: Phone, app_key: str | None, mark: bool = True) -> None:
         self.phone = phone
         self.app_key = app_key
-        phone.mark(app_key)
+        if mark:  # a handler may change this app's state
+            phone.mark(app_key)
 
     # ----- reading -------------------------------------------------------------------------------------
     @property

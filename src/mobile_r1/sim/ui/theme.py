@@ -5,6 +5,7 @@ from __future__ import annotations
 import colorsys
 import random
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 Color = tuple[int, int, int]
 
@@ -49,8 +50,7 @@ class Theme:
 
     def size(self, role: str | int) -> int:
         """Font size in logical pixels for a role ('title', 'body', 'small', 'big', 'huge') or a number."""
-        base = role if isinstance(role, int) else _SIZES.get(role, 42)
-        return max(8, round(base * self.font_scale))
+        return _font_size(role, self.font_scale)
 
     def darkened(self) -> Theme:
         """The same theme in dark mode."""
@@ -84,6 +84,12 @@ class Theme:
                 surface=rng.choice(((242, 243, 247), (245, 245, 245), (238, 242, 246), (248, 244, 240))),
             )
         return theme.darkened() if dark else theme
+
+
+@lru_cache(maxsize=1024)
+def _font_size(role: str | int, scale: float) -> int:
+    base = role if isinstance(role, int) else _SIZES.get(role, 42)
+    return max(8, round(base * scale))
 
 
 _SIZES = {"huge": 96, "big": 60, "title": 50, "body": 42, "small": 34, "tiny": 28}
