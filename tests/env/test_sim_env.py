@@ -165,3 +165,23 @@ def test_inputs_report_typed_text_hint_and_masked_passwords() -> None:
     field = T.find(env, id="pay_password")
     assert field.text == "\u2022\u2022\u2022\u2022" and field.focused
     assert 'password="true"' in env.phone.xml()
+
+
+def test_state_key_sees_changes_made_outside_handlers() -> None:
+    env = SimEnv(apps=APPS, randomize=False, render=False)
+    k0 = env.reset(app="Notes").state_key
+    env.phone.app_state("notes")["notes"][0]["title"] = "Changed"
+    assert env.observe().state_key != k0
+    env.phone.app_state("notes")["notes"][0]["title"] = env.reset(app="Notes").app_state["notes"][0]["title"]
+    assert env.observe().state_key == k0
+
+
+def test_observation_app_state_is_a_copy() -> None:
+    env = SimEnv(apps=APPS, randomize=False, render=False)
+    obs = env.reset(app="Notes")
+    obs.app_state["notes"].clear()
+    assert env.phone.app_state("notes")["notes"]
+    T.tap_id(env, "new_note")
+    T.type_into(env, "title", "x")
+    T.tap_id(env, "save")
+    assert len(env.observe().app_state["notes"]) == len(env.phone.app_state("notes")["notes"])
