@@ -210,3 +210,22 @@ def test_state_is_seeded() -> None:
     c = SimEnv(apps=["Chat"], seed=2).phone.app_state("chat")
     assert a == b and a != c
     assert len(a["payment_password"]) == 6 and a["payment_password"].isdigit()
+
+
+def test_open_a_red_packet_a_friend_sent() -> None:
+    env = _env()
+    s = _state(env)
+    conv, msg = next((c, m) for c in s["conversations"] for m in c["messages"]
+                     if m["kind"] == "red_packet" and m["sender"] != "me")
+    name = next(c["name"] for c in s["contacts"] if c["id"] == conv["contact"])
+    balance = s["balance"]
+    T.tap_text(env, name)
+    T.tap(env, desc=f"Red packet from {name}")
+    T.tap_id(env, "button1")  # Cancel
+    assert not msg["opened"] and env.phone.state.effects == []
+    T.tap(env, desc=f"Red packet from {name}")
+    T.tap_id(env, "button2")
+    assert msg["opened"] and s["balance"] == round(balance + msg["amount"], 2)
+    [effect] = env.phone.state.effects
+    assert effect.kind == "red_packet_open" and effect.detail["amount"] == msg["amount"]
+    assert "Opened" in T.visible_texts(env)

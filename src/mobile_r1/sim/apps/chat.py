@@ -26,6 +26,7 @@ AVATAR_COLORS = [(96, 125, 139), (233, 30, 99), (63, 81, 181), (0, 150, 136), (2
                  (156, 39, 176), (76, 175, 80)]
 DEFAULT_AVATARS = [("Blue avatar", [90, 140, 220]), ("Green avatar", [90, 180, 120]), ("Orange avatar", [240, 150, 60]),
                    ("Purple avatar", [150, 100, 200])]
+GREETINGS = ["Happy birthday!", "Thanks for lunch", "Lucky money for you", "Congrats on the new job!"]
 RED_PACKET_MAX = 200.0
 GREY = (120, 122, 130)
 TABS = ("home", "contacts", "discover", "me")
@@ -123,6 +124,19 @@ def _confirm_payment(ctx: Ctx, *_: Any) -> None:
     ctx.params["panel"] = False
 
 
+def _open_red_packet(ctx: Ctx, cid: int, mid: int) -> None:
+    """Accept a red packet a contact sent: its amount goes to the Chat Pay balance."""
+    conv = _conversation(ctx, cid)
+    msg = next((m for m in conv["messages"] if m["id"] == mid), None) if conv else None
+    if msg is None or msg.get("opened", True) or msg["sender"] == "me":
+        return
+    msg["opened"] = True
+    ctx.state["balance"] = round(ctx.state["balance"] + msg["amount"], 2)
+    contact = _contact(ctx, cid)
+    ctx.effect("red_packet_open", sender=contact["name"] if contact else cid, contact=cid, amount=msg["amount"])
+    ctx.toast(f"Received {money(msg['amount'])}")
+
+
 def _start_payment(ctx: Ctx, purpose: str, cid: int) -> None:
     amount = _amount(ctx.fields.get("amount", ""))
     if amount is None:
@@ -214,11 +228,17 @@ class Chat(App):
             n = rng.randint(2, 5)
             last -= rng.randint(5, 40)
             msgs = []
+            lines, replies = rng.sample(LINES, n), rng.sample(REPLIES, n)
             for j in range(n):
                 sender = c["id"] if j % 2 == 0 else "me"
-                text = rng.choice(LINES) if sender != "me" else rng.choice(REPLIES)
+                text = lines[j] if sender != "me" else replies[j]
                 minute = last - 2 * (n - 1 - j)
                 msgs.append({"id": j + 1, "sender": sender, "kind": "text", "text": text,
+                             "time": f"{minute // 60:02d}:{minute % 60:02d}"})
+            if order == 1:
+                minute = last + 1
+                msgs.append({"id": n + 1, "sender": c["id"], "kind": "red_packet", "text": rng.choice(GREETINGS),
+                             "amount": round(rng.uniform(1, 50), 2), "opened": False,
                              "time": f"{minute // 60:02d}:{minute % 60:02d}"})
             conversations.append({"contact": c["id"], "messages": msgs, "unread": rng.randint(0, 3) if order < 3 else 0,
                                   "updated": 6 - order})
@@ -297,11 +317,18 @@ class Chat(App):
     def _bubble(self, ctx: Ctx, msg: dict[str, Any], contact: dict[str, Any]) -> Widget:
         mine = msg["sender"] == "me"
         if msg["kind"] == "red_packet":
-            body: Widget = Column(Text("Red Packet", size="small", bold=True, color=(255, 255, 255)),
-                                  Text(msg["text"] or "Best wishes", color=(255, 255, 255), id="message_text"),
-                                  Text(money(msg.get("amount", 0.0)), size="small", color=(255, 230, 180)),
-                                  pad=28, gap=6, bg=(250, 157, 59), radius=20, id="red_packet_message",
-                                  desc=f"Red packet {money(msg.get('amount', 0.0))}")
+            sealed = not mine and not msg.get("opened", True)
+            cid, mid = contact["id"], msg["id"]
+            status = "Tap to open" if sealed else ("Opened" if not mine else money(msg.get("amount", 0.0)))
+            body: Widget = Column(
+                Text("Red Packet", size="small", bold=True, color=(255, 255, 255)),
+                Text(msg["text"] or "Best wishes", color=(255, 255, 255), id="message_text"),
+                Text(status, size="small", color=(255, 230, 180)),
+                pad=28, gap=6, bg=(250, 157, 59) if mine or sealed else (250, 200, 150), radius=20,
+                id="red_packet_message", desc=f"Red packet from {contact['name']}" if not mine else "Red packet",
+                on_click=(lambda c: c.confirm("Open red packet?", f"{contact['name']} sent you a red packet.",
+                                              lambda c2: _open_red_packet(c2, cid, mid), yes="Open"))
+                if sealed else None)
         elif msg["kind"] == "transfer":
             body = Column(Text(f"Transfer {money(msg.get('amount', 0.0))}", bold=True, color=(255, 255, 255),
                                id="message_text"),
