@@ -185,3 +185,34 @@ def test_observation_app_state_is_a_copy() -> None:
     T.type_into(env, "title", "x")
     T.tap_id(env, "save")
     assert len(env.observe().app_state["notes"]) == len(env.phone.app_state("notes")["notes"])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_actions_on_every_app_never_crash(seed: int) -> None:
+    env = SimEnv(seed=seed, render=False)  # every registered app
+    rng = random.Random(seed)
+    obs = env.reset()
+    names = [a.name for a in env.phone.apps.values()]
+    for _ in range(150):
+        targets = [e for e in obs.elements if e.clickable or e.long_clickable]
+        r = rng.random()
+        if r < 0.6 and targets:
+            action = Action.click(*rng.choice(targets).center)
+        elif r < 0.65 and targets:
+            action = Action.long_press(*rng.choice(targets).center)
+        elif r < 0.72:
+            action = Action.type_text(rng.choice(["hi", "123456", "pizza\n"]))
+        elif r < 0.8:
+            action = Action.swipe(540, 1800, 540, 600)
+        elif r < 0.88:
+            action = Action.back()
+        elif r < 0.94:
+            action = Action.open(rng.choice(names))
+        else:
+            action = Action.wait(2)
+        obs, _, done, info = env.step(action)
+        assert "error" in info and obs.state_key
+        assert all(0 <= e.bounds[0] <= e.bounds[2] <= 1080 and 0 <= e.bounds[1] <= e.bounds[3] <= 2400
+                   for e in obs.elements)
+        if done:
+            obs = env.reset()
