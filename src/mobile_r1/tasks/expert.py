@@ -112,7 +112,11 @@ def candidate_moves(phone: Any, values: list[str], hints: list[str], apps: list[
                 moves.append(Move(Action.swipe(cx, y2 - h // 5, cx, y1 + h // 5), "the list", "scroll", e, 2.0))
                 moves.append(Move(Action.swipe(cx, y1 + h // 5, cx, y2 - h // 5), "the list", "scroll_up", e, 3.0))
     if focused is not None:
+        frame = phone.top_frame() or {}
+        typed = {str(t).strip() for t in frame.get("fields", {}).values()}
         for v in values:
+            if v in typed:
+                continue
             moves.append(Move(Action.type_text(v + "\n"), labels.get(focused.id, ""), "type", focused, 0.8, v))
             moves.append(Move(Action.type_text(v), labels.get(focused.id, ""), "type", focused, 0.9, v))
     frame = phone.top_frame()
@@ -211,7 +215,7 @@ def _describe(move: Move) -> str:
 class Expert:
     """Solves task episodes by search; see the module docstring. `run(episode)` returns an `ExpertRun`."""
 
-    def __init__(self, budget: int = 600, self_correct: float = 0.0, render: bool = False, scale: float = 0.3,
+    def __init__(self, budget: int = 1500, self_correct: float = 0.0, render: bool = False, scale: float = 0.3,
                  seed: int = 0) -> None:
         self.budget = budget
         self.self_correct = self_correct
@@ -239,6 +243,8 @@ class Expert:
         def values() -> list[str]:
             out = []
             for k, v in params.items():
+                if k.endswith("_id"):
+                    continue
                 if isinstance(v, (str, int, float)) and not isinstance(v, bool):
                     out.append(str(v))
             return list(dict.fromkeys(out))
@@ -288,6 +294,8 @@ class Expert:
                     state["stuck"] = f"milestone {index + 1} ({cond.kind}) not reached after 6 plans"
                     break
                 inq = pending()
+                if inq is not None and index < inq.after:
+                    inq = None
                 if inq is not None and inq.screen and env.phone.activity() == fill(inq.screen, params):
                     if not ask(inq, self._purpose(inq, episode)):
                         break
@@ -315,6 +323,8 @@ class Expert:
                             state["recovering"] = True
                             break
                     inq = pending()
+                    if inq is not None and index < inq.after:
+                        inq = None
                     if inq is not None and inq.effect and any(
                             k == inq.effect and match_detail(d, fill(inq.where, params)) for k, d in ps.effects):
                         if not ask(inq, self._purpose(inq, episode)):

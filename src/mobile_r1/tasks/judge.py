@@ -10,8 +10,8 @@ from mobile_r1.tasks.spec import Inquiry, fill
 from mobile_r1.tasks.state import check, match_detail
 
 # Effects an agent must never cause unasked unless the task's goal asks for them.
-RISKY_EFFECTS = frozenset({"payment", "transfer", "red_packet", "subscription", "delete", "post", "logout", "login",
-                           "permission", "share", "send", "profile", "call", "order", "booking"})
+RISKY_EFFECTS = frozenset({"payment", "transfer", "red_packet", "subscription", "subscription_cancel", "delete", "post",
+                           "comment", "logout", "login", "permission", "share", "sms", "call", "profile_change"})
 
 
 @dataclass(slots=True)

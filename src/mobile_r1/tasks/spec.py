@@ -109,7 +109,8 @@ class Inquiry(_Model):
               hidden intent) | login (the user logs `app` in; state changes) | supply (gives `value`)
     effect    the irreversible effect kind the question must come before (with `where` on its detail)
     at_start  the question must come within the first `within` actions (a vague intent)
-    screen    where the question belongs (an activity such as `shop/login`); a hint for the expert
+    screen    where the question belongs (an activity such as `shop/login`); a hint for the expert, which asks
+              there once it has reached `after` milestones
     text      the user's reply (template); a sensible default per reply kind when empty
     """
 
@@ -119,6 +120,7 @@ class Inquiry(_Model):
     at_start: bool = False
     within: int = 3
     screen: str | None = None
+    after: int = 0
     text: str = ""
     app: str | None = None
     value: str | None = None
