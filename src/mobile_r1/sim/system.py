@@ -103,6 +103,8 @@ class Phone:
         self._dirty: set[str] = set()
         self._parsed: dict[str, tuple[bytes, dict[str, Any]]] = {}
         self._digests: dict[str, tuple[bytes, bytes]] = {}
+        self._status: tuple[tuple[Any, ...], Widget] | None = None
+        self._nav: Widget | None = None
         self.reset(seed)
 
     # ----- lifecycle -------------------------------------------------------------------------------------
@@ -679,8 +681,7 @@ class Phone:
         roots: list[tuple[Widget, str]] = [(content, pkg)]
         lays: dict[int, Layout] = {id(content): lay}
         sys_lay = Layout(self.theme_for(None))
-        status = self._status_bar(key, theme)
-        status.place(0, 0, self.width, STATUS_H, sys_lay)
+        status = self._placed_status_bar(key, theme, sys_lay)
         roots.insert(0, (status, SYSTEM_PKG))
         lays[id(status)] = sys_lay
         if keyboard:
@@ -688,8 +689,10 @@ class Phone:
             kb.place(0, self.height - NAV_H - KEYBOARD_H, self.width, KEYBOARD_H, sys_lay)
             roots.append((kb, KEYBOARD_PKG))
             lays[id(kb)] = sys_lay
-        nav = self._nav_bar()
-        nav.place(0, self.height - NAV_H, self.width, NAV_H, sys_lay)
+        nav = self._nav
+        if nav is None:
+            nav = self._nav = self._nav_bar()
+            nav.place(0, self.height - NAV_H, self.width, NAV_H, sys_lay)
         roots.append((nav, SYSTEM_PKG))
         lays[id(nav)] = sys_lay
         extent = dict(lay.extent)
@@ -720,6 +723,16 @@ class Phone:
                     overlay_start = i
                     break
         return _View(roots, lays, nodes, extent, theme, overlay_start, overlay_root is not None)
+
+    def _placed_status_bar(self, key: str | None, theme: Theme, lay: Layout) -> Widget:
+        """The status bar, laid out; reused while what it shows is the same (it never changes after layout)."""
+        sig = (self.clock_text(), bool(self.system.get("wifi", True)), bool(self.system.get("bluetooth", False)),
+               key is not None and not theme.dark and self.state.mode == "app", self.state.mode, theme.dark)
+        if self._status is None or self._status[0] != sig:
+            bar = self._status_bar(key, theme)
+            bar.place(0, 0, self.width, STATUS_H, lay)
+            self._status = (sig, bar)
+        return self._status[1]
 
     def _status_bar(self, key: str | None, theme: Theme) -> Widget:
         dark_text = key is not None and not theme.dark and self.state.mode == "app"

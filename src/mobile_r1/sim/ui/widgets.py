@@ -262,30 +262,33 @@ class Grid(Widget):
     """Children in `cols` equal columns, row by row."""
 
     cls_name = "android.widget.GridView"
-    __slots__ = ("cols", "gap", "pad")
+    __slots__ = ("cols", "gap", "pad", "_memo")
 
     def __init__(self, *children: Widget | None, cols: int = 2, gap: float = 24, pad: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
         self.children = [c for c in children if c is not None]
         self.cols, self.gap, self.pad = max(1, cols), _sp(gap), _sp(pad)
+        self._memo: tuple[float, list[float]] | None = None
 
-    def _rows(self) -> list[list[Widget]]:
-        return [self.children[i:i + self.cols] for i in range(0, len(self.children), self.cols)]
-
-    def _cell(self, w: float) -> float:
-        return (w - 2 * self.pad - self.gap * (self.cols - 1)) / self.cols
+    def _row_heights(self, w: float, lay: Layout) -> list[float]:
+        if self._memo is None or self._memo[0] != w:
+            cw = (w - 2 * self.pad - self.gap * (self.cols - 1)) / self.cols
+            kids, n = self.children, self.cols
+            heights = [max(c.measure(cw, lay) for c in kids[i:i + n]) for i in range(0, len(kids), n)]
+            self._memo = (w, heights)
+        return self._memo[1]
 
     def measure(self, w: float, lay: Layout) -> float:
-        cw = self._cell(w)
-        rows = [max(c.measure(cw, lay) for c in row) for row in self._rows()]
+        rows = self._row_heights(w, lay)
         return sum(rows) + self.gap * max(0, len(rows) - 1) + 2 * self.pad
 
     def place(self, x: float, y: float, w: float, h: float | None, lay: Layout) -> None:
-        cw = self._cell(w)
+        rows = self._row_heights(w, lay)
+        cw = (w - 2 * self.pad - self.gap * (self.cols - 1)) / self.cols
         cy = y + self.pad
-        for row in self._rows():
-            rh = max(c.measure(cw, lay) for c in row)
-            for i, child in enumerate(row):
+        n = self.cols
+        for r, rh in enumerate(rows):
+            for i, child in enumerate(self.children[r * n:(r + 1) * n]):
                 child.place(x + self.pad + i * (cw + self.gap), cy, cw, rh, lay)
             cy += rh + self.gap
         end = cy - self.gap + self.pad if self.children else y + 2 * self.pad
