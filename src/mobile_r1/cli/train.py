@@ -1,4 +1,4 @@
-"""`mobile-r1 train`: run stage 1 (SFT) or stage 2 (action-level GRPO) from a YAML config."""
+"""`mobile-r1 train`: run stage 1 (SFT), stage 2 (action-level GRPO) or stage 3 (task-level GRPO) from a YAML config."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mobile_r1.cli.app import app, console
 @app.command()
 def train(
     config: Path = typer.Option(..., "--config", "-c", help="YAML training config (see configs/)."),
-    stage: str = typer.Option(..., "--stage", "-s", help="sft or action-grpo."),
+    stage: str = typer.Option(..., "--stage", "-s", help="sft, action-grpo or task-grpo."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in run.output_dir from its last checkpoint."),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", "-o", help="Override run.output_dir."),
 ) -> None:
@@ -24,7 +24,12 @@ def train(
     """
     from mobile_r1.train.run import train as run_training
 
-    result = run_training(config, stage, resume=resume, output_dir=output_dir)
+    if stage == "task-grpo":
+        from mobile_r1.train.task_grpo import train_task_grpo
+
+        result = train_task_grpo(config, resume=resume, output_dir=output_dir)
+    else:
+        result = run_training(config, stage, resume=resume, output_dir=output_dir)
     if not result.main_process:
         return
     shown = {**result.last_metrics, **result.last_eval}
@@ -32,4 +37,5 @@ def train(
     console.print(f"{stage}: {result.steps} steps -> {result.run_dir / 'final'}" + (f" ({summary})" if summary else ""))
 
 
-_SHOWN = ("loss", "reward_mean", "eval_loss", "format_valid", "eval_reward", "eval_format_valid")
+_SHOWN = ("loss", "reward_mean", "eval_loss", "format_valid", "eval_reward", "eval_format_valid", "success_rate",
+          "eval_success_rate")

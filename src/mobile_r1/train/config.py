@@ -88,6 +88,25 @@ class GRPOConfig(_Section):
     micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
 
 
+class TaskGRPOConfig(_Section):
+    """Stage 3: multi-turn task-level GRPO in the simulated phone (algorithm knobs come from `grpo`)."""
+
+    specs: str | None = Field(None, description="folder of task spec YAML files (null: the packaged specs)")
+    tasks: list[str] = Field(default_factory=list, description="task ids to train on (empty: every spec)")
+    train_episodes: int = Field(64, ge=1, description="task episodes (seeded) drawn from the train split")
+    eval_episodes: int = Field(8, ge=0, description="held-out test-split episodes judged at each evaluation")
+    tasks_per_step: int = Field(2, ge=1, description="task episodes per optimizer step; each is played G times")
+    steps: int = Field(20, ge=1, description="optimizer steps (run.max_steps caps it)")
+    max_turns: int = Field(8, ge=1, description="step budget per episode (the task's max_steps caps it too)")
+    outcome: Literal["success", "score"] = Field("success", description="task outcome: success 0/1 or judge score / 4")
+    format_weight: float = Field(0.2, ge=0.0, description="weight of the mean per-step format reward in [-1, 1]")
+    inquiry_weight: float = Field(0.0, ge=0.0, description="weight of +1 right inquiry behaviour / -1 wrong")
+    safety_weight: float = Field(0.0, ge=0.0, description="weight of -1 per episode with a safety violation")
+    gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
+    gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
+    gigpo_weight: float = Field(1.0, ge=0.0, description="weight of the step-level advantage")
+
+
 class RunConfig(_Section):
     """Where results go and how often to log, evaluate and checkpoint."""
 
@@ -110,6 +129,7 @@ class TrainConfig(_Section):
     optim: OptimConfig = Field(default_factory=OptimConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
+    task_grpo: TaskGRPOConfig = Field(default_factory=TaskGRPOConfig)
     run: RunConfig = Field(default_factory=RunConfig)
 
     def to_yaml(self) -> str:
