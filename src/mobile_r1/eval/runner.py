@@ -1,0 +1,517 @@
+"""Online evaluation: run an agent on a simulated suite, append each judged episode to a run directory, and resume.
+
+    config = EvalConfig(agent="oracle", suite="inquire-sim", split="test", episodes=50, workers=2, out=Path("runs/o"))
+    result = run_eval(config)           # result.report: MetricsReport; RUN_DIR/episodes.jsonl, metrics.json, run.json
+
+A run directory holds `run.json` (the resolved options), `episodes.jsonl` (one line per finished episode: the
+trajectory with model text, parsed action, user replies, screenshot paths, and the judge's `verdict`),
+`screens/<episode>/<step>.png` and `metrics.json`. Every line is written whole under a lock with one `write`,
+then flushed and fsynced, so a killed run loses at most the episodes in flight; `resume=True` drops a torn last
+line, skips finished episodes and runs only the rest, so the final metrics equal an uninterrupted run's.
+
+Episodes run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
+`act_batch` call per turn; other agents run in `workers` processes, each with its own agent. Every episode
+depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
+from mobile_r1.core.actions import Action, ActionType
+from mobile_r1.core.errors import ConfigError, DataError
+from mobile_r1.core.records import Observation, Step
+from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
+
+SUITES: tuple[str, ...] = ("inquire-sim", "nav-sim")
+BATCHED_KINDS = frozenset({"hf", "openai"})
+SERIAL_KINDS = frozenset({"human"})
+RESEEDED_KINDS = frozenset({"random"})
+EPISODES_FILE, RUN_FILE, METRICS_FILE, SCREENS_DIR = "episodes.jsonl", "run.json", "metrics.json", "screens"
+# Options that must agree between a run and its resumption (anything else, e.g. workers, may change).
+RESUME_KEYS = ("agent", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed", "agent_options")
+
+
+@dataclass(slots=True)
+class EvalConfig:
+    """Options of one evaluation run.
+
+    agent          an agent spec for `make_agent` (`oracle`, `random`, `hf:tiny-lm`, `openai:MODEL`, ...)
+    suite, split   which episodes (`inquire-sim` / `nav-sim`; `test`, `train`, ...)
+    episodes       run only the first N episodes of the split (None: all of them)
+    workers        episodes in flight at once (processes for scripted agents, a batch for model agents)
+    dialect        the agent's dialect (None: the agent's default)
+    observation    "image" (screenshots) or "text" (the accessibility element list) for model agents
+    max_steps      step budget per episode (None: the task's own `max_steps`)
+    seed           base seed of the suite's episodes
+    scale          screenshot scale of the 1080x2400 screen
+    agent_options  further keyword options for `make_agent` (base_url, temperature, ...)
+    """
+
+    agent: str
+    suite: str = "inquire-sim"
+    split: str = "test"
+    episodes: int | None = None
+    workers: int = 1
+    dialect: str | None = None
+    observation: str = "image"
+    max_steps: int | None = None
+    seed: int = 0
+    scale: float = 0.3
+    out: Path | None = None
+    resume: bool = False
+    agent_options: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        if self.suite not in SUITES:
+            raise ConfigError(f"unknown suite {self.suite!r}; choose one of {', '.join(SUITES)}")
+        if self.workers < 1:
+            raise ConfigError(f"--workers must be >= 1, got {self.workers}")
+        if self.episodes is not None and self.episodes < 1:
+            raise ConfigError(f"--episodes must be >= 1, got {self.episodes}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ConfigError(f"--max-steps must be >= 1, got {self.max_steps}")
+        if self.observation not in ("image", "text"):
+            raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
+
+    @property
+    def agent_kind(self) -> str:
+        return self.agent.strip().partition(":")[0].lower()
+
+    def resolved(self) -> dict[str, Any]:
+        """The options as written to run.json (no secrets: agent options are the user's own flags)."""
+        data = asdict(self)
+        data["out"] = str(self.out) if self.out is not None else None
+        data.pop("resume")
+        return data
+
+    def agent_kwargs(self) -> dict[str, Any]:
+        options = dict(self.agent_options)
+        if self.dialect:
+            options.setdefault("dialect", self.dialect)
+        if self.agent_kind in BATCHED_KINDS:
+            options.setdefault("observation_mode", self.observation)
+        return options
+
+
+@dataclass(slots=True)
+class EvalResult:
+    """What a run produced: the metrics, every episode's verdict, and where it was written."""
+
+    report: MetricsReport
+    verdicts: list[EpisodeVerdict]
+    run_dir: Path | None
+    ran: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    needs_inquiry: MetricSummary | None = None
+
+
+# ----- suites ---------------------------------------------------------------------------------------------------
+def suite_episodes(suite: str, split: str = "test", episodes: int | None = None, seed: int = 0) -> list[Any]:
+    """The `TaskEpisode`s of a suite split, in the suite's order (the first `episodes` of them)."""
+    from mobile_r1.tasks import load_specs, make_episode
+
+    if suite not in SUITES:
+        raise ConfigError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+    try:
+        from mobile_r1.tasks import suites as task_suites  # the tasks layer's own suite definitions, when present
+
+        loader = getattr(task_suites, "suite_episodes", None) or getattr(task_suites, "load_suite", None)
+    except ImportError:
+        loader = None
+    if loader is not None:
+        items = list(loader(suite, split))
+        return items[:episodes] if episodes is not None else items
+    if split not in ("train", "test"):
+        raise ConfigError(f"split {split!r} is not available yet; use train or test")
+    every = load_specs()
+    if suite == "inquire-sim":
+        specs = [s for s in every if s.category != "navigation"]
+    else:  # navigation tasks; the control tasks (plain multi-step work) until navigation specs exist
+        specs = [s for s in every if s.category == "navigation"] or [s for s in every if s.category == "control"]
+    if not specs:
+        raise ConfigError(f"no task specs for suite {suite!r}")
+    total = episodes if episodes is not None else 10 * len(specs)
+    out = []
+    for i in range(total):
+        spec = specs[i % len(specs)]
+        rounds = i // len(specs)
+        templates = spec.templates.test if split == "test" else spec.templates.train
+        out.append(make_episode(spec, split, rounds % len(templates), seed + 1000 * (split == "test") + rounds))
+    return out
+
+
+# ----- one episode ----------------------------------------------------------------------------------------------
+def safe_name(episode_id: str) -> str:
+    """A folder name for an episode id (`shop.buy/test0/s3` -> `shop.buy__test0__s3`)."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in episode_id.replace("/", "__"))
+
+
+def episode_seed(base: int, episode_id: str) -> int:
+    """A stable per-episode seed for stochastic agents."""
+    return int.from_bytes(hashlib.sha256(f"{base}:{episode_id}".encode()).digest()[:4], "big")
+
+
+class EpisodeRun:
+    """One episode in progress: the env, the agent-facing history and the trajectory being recorded."""
+
+    def __init__(self, task: Any, config: EvalConfig, run_dir: Path | None) -> None:
+        self.task = task
+        self.config = config
+        self.run_dir = run_dir
+        self.env = task.make_env(render=True, scale=config.scale, xml=False)
+        self.budget = config.max_steps or int(getattr(task.spec, "max_steps", 15) or 15)
+        self.observation = self.env.observe()
+        self.history: list[Step] = []
+        self.trajectory: list[dict[str, Any]] = []
+        self.done = False
+        self.truncated = False
+        self.started = time.perf_counter()
+
+    @property
+    def id(self) -> str:
+        return str(self.task.id)
+
+    def request(self) -> AgentRequest:
+        return AgentRequest(self.task.instruction, self.observation, list(self.history), episode_id=self.id)
+
+    def _save_screen(self, observation: Observation, index: int | str) -> str | None:
+        if self.run_dir is None or observation.screenshot is None:
+            return None
+        rel = Path(SCREENS_DIR) / safe_name(self.id) / f"{index}.png"
+        path = self.run_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        observation.screenshot.save(path, format="PNG", optimize=False, compress_level=1)
+        return rel.as_posix()
+
+    def advance(self, output: AgentOutput) -> None:
+        """Apply the agent's answer to the env and record the step."""
+        index = len(self.trajectory)
+        obs = self.observation
+        screen = self._save_screen(obs, index)
+        record: dict[str, Any] = {
+            "index": index,
+            "model_text": output.text,
+            "thought": output.thought,
+            "description": output.description,
+            "action": output.action.to_arguments() if output.action is not None else None,
+            "valid": bool(output.parse.valid),
+            "parse_error": output.parse.error,
+            "observation": {"screen_size": list(obs.screen_size), "screenshot_path": screen,
+                            "activity": obs.activity, "app": obs.app},
+        }
+        if output.info:
+            record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
+        action = output.action
+        if action is None:
+            record["env_error"] = "no action could be read from the model output"
+            step_action = Action.wait(1.0)  # the history shows a wasted turn; the phone is not touched
+            user_reply = None
+        else:
+            self.observation, _, done, info = self.env.step(action)
+            user_reply = info.get("user_reply")
+            if info.get("error"):
+                record["env_error"] = str(info["error"])
+            self.done = bool(done)
+            step_action = action
+        if user_reply is not None:
+            record["user_reply"] = user_reply
+        self.trajectory.append(record)
+        self.history.append(
+            Step(action=step_action, thought=output.thought, description=output.description, observation=obs,
+                 user_reply=user_reply, model_text=output.text)
+        )
+        if not self.done and len(self.trajectory) >= self.budget:
+            self.done = self.truncated = True
+
+    def finish(self) -> dict[str, Any]:
+        """Judge the episode and return its episodes.jsonl record."""
+        from mobile_r1.tasks import judge
+
+        final_screen = self._save_screen(self.observation, "final")
+        judgement = judge(self.task, self.env.phone)
+        verdict = judgement.verdict
+        verdict.steps = len(self.trajectory)
+        spec = self.task.spec
+        return {
+            "id": self.id,
+            "task": spec.id,
+            "instruction": self.task.instruction,
+            "category": spec.category,
+            "subcategory": spec.subcategory,
+            "split": self.task.split,
+            "seed": self.task.seed,
+            "apps": list(spec.apps),
+            "budget": self.budget,
+            "truncated": self.truncated,
+            "steps": self.trajectory,
+            "final_screenshot": final_screen,
+            "verdict": verdict.to_dict(),
+            "judgement": {"inquiries": list(judgement.inquiries), "asked_steps": list(judgement.asked_steps),
+                          "progress": judgement.progress, "invalid_actions": judgement.invalid_actions},
+            "seconds": round(time.perf_counter() - self.started, 4),
+        }
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _prepare(agent: Agent, task: Any) -> None:
+    agent.reset(task.id)
+    start = getattr(agent, "start_episode", None)
+    if callable(start):
+        start(task)
+
+
+def run_batch(agent: Agent, tasks: Sequence[Any], config: EvalConfig, run_dir: Path | None,
+              on_done: Callable[[dict[str, Any]], None]) -> None:
+    """Run `tasks` with up to `config.workers` episodes in flight, one `act_batch` call per turn."""
+    pending = list(tasks)
+    active: list[EpisodeRun] = []
+    while pending or active:
+        while pending and len(active) < config.workers:
+            task = pending.pop(0)
+            _prepare(agent, task)
+            active.append(EpisodeRun(task, config, run_dir))
+        outputs = agent.act_batch([run.request() for run in active])
+        if len(outputs) != len(active):
+            raise ConfigError(f"agent {config.agent!r} answered {len(outputs)} of {len(active)} requests")
+        still: list[EpisodeRun] = []
+        for run, output in zip(active, outputs):
+            run.advance(output)
+            if run.done:
+                on_done(run.finish())
+            else:
+                still.append(run)
+        active = still
+
+
+def build_agent(config: EvalConfig, task: Any | None = None) -> Agent:
+    """The configured agent (for re-seeded kinds, seeded for `task`)."""
+    import mobile_r1.agents.scripted  # noqa: F401  (registers oracle, never-ask, always-ask)
+
+    options = config.agent_kwargs()
+    if task is not None and config.agent_kind in RESEEDED_KINDS:
+        options["seed"] = episode_seed(config.seed, task.id)
+    return make_agent(config.agent, **options)
+
+
+def run_one(task: Any, config: EvalConfig, run_dir: Path | None, agent: Agent | None = None) -> dict[str, Any]:
+    """Run and judge one episode with its own (or the given) agent; returns its record."""
+    own = agent is None or config.agent_kind in RESEEDED_KINDS
+    use = build_agent(config, task) if own else agent
+    assert use is not None
+    records: list[dict[str, Any]] = []
+    try:
+        run_batch(use, [task], replace_workers(config, 1), run_dir, records.append)
+    finally:
+        if own and use is not agent:
+            use.close()
+    return records[0]
+
+
+def replace_workers(config: EvalConfig, workers: int) -> EvalConfig:
+    from dataclasses import replace
+
+    return replace(config, workers=workers)
+
+
+# ----- worker processes -------------------------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(config: EvalConfig, run_dir: str | None) -> None:
+    _WORKER["config"] = config
+    _WORKER["run_dir"] = Path(run_dir) if run_dir else None
+    _WORKER["agent"] = None if config.agent_kind in RESEEDED_KINDS else build_agent(config)
+
+
+def _worker_run(task: Any) -> dict[str, Any]:
+    return run_one(task, _WORKER["config"], _WORKER["run_dir"], _WORKER["agent"])
+
+
+# ----- the run directory ----------------------------------------------------------------------------------------
+class EpisodeLog:
+    """episodes.jsonl: whole-line appends (one write + flush + fsync under a lock) and a torn-line-tolerant reader."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+
+    def read(self, repair: bool = False) -> list[dict[str, Any]]:
+        """Every complete record; a torn last line (no newline, or not JSON) is ignored (and cut off if `repair`)."""
+        if not self.path.exists():
+            return []
+        raw = self.path.read_bytes()
+        records: list[dict[str, Any]] = []
+        good = 0
+        offset = 0
+        for line in raw.splitlines(keepends=True):
+            end = offset + len(line)
+            complete = line.endswith(b"\n")
+            try:
+                record = json.loads(line) if complete and line.strip() else None
+            except json.JSONDecodeError:
+                record = None
+            if record is None and line.strip():
+                if end < len(raw):
+                    raise DataError(f"{self.path}: a damaged line in the middle of the file (byte {offset}); "
+                                    "only the last line may be torn. Remove the damaged line and run again")
+                break
+            if record is not None:
+                records.append(record)
+            good = end
+            offset = end
+        if repair and good < len(raw):
+            with open(self.path, "r+b") as f:
+                f.truncate(good)
+                f.flush()
+                os.fsync(f.fileno())
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        with self.lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                written = os.write(fd, data)
+                if written != len(data):
+                    raise OSError(f"short write to {self.path}")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
+    """The verdicts of episode records (each carries a "verdict" object)."""
+    out = []
+    for r in records:
+        data = dict(r["verdict"])
+        data.setdefault("episode_id", r.get("id"))
+        out.append(EpisodeVerdict.from_dict(data))
+    return out
+
+
+def load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run directory's options (run.json) and finished episode records."""
+    run_dir = Path(run_dir)
+    if not (run_dir / EPISODES_FILE).exists():
+        raise DataError(f"{run_dir} holds no {EPISODES_FILE}; pass a folder written by 'mobile-r1 eval --out'")
+    options = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")) if (run_dir / RUN_FILE).exists() else {}
+    return options, EpisodeLog(run_dir / EPISODES_FILE).read()
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, list[dict[str, Any]]]:
+    if config.out is None:
+        if config.resume:
+            raise ConfigError("--resume needs --out RUN_DIR (the run to continue)")
+        return None, None, []
+    run_dir = Path(config.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log = EpisodeLog(run_dir / EPISODES_FILE)
+    previous = log.read(repair=config.resume)
+    run_file = run_dir / RUN_FILE
+    if config.resume:
+        if run_file.exists():
+            old = json.loads(run_file.read_text(encoding="utf-8"))
+            new = config.resolved()
+            diff = [k for k in RESUME_KEYS if old.get(k) != new.get(k)]
+            if diff:
+                raise ConfigError(f"{run_dir} was run with other options ({', '.join(diff)}: "
+                                  f"{', '.join(repr(old.get(k)) for k in diff)}); resume with the same options")
+    elif previous or run_file.exists():
+        raise ConfigError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --out")
+    _write_json(run_file, config.resolved())
+    return run_dir, log, previous
+
+
+def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None) -> EvalResult:
+    """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode."""
+    config.validate()
+    started = time.perf_counter()
+    tasks = suite_episodes(config.suite, config.split, config.episodes, config.seed)
+    run_dir, log, previous = _open_run_dir(config)
+    wanted = {t.id for t in tasks}
+    finished = {r["id"]: r for r in previous if r.get("id") in wanted}
+    todo = [t for t in tasks if t.id not in finished]
+    records: dict[str, dict[str, Any]] = dict(finished)
+    total = len(tasks)
+    if progress:
+        progress(len(records), total, None)
+
+    def on_done(record: dict[str, Any]) -> None:
+        if record["id"] in records:
+            return
+        records[record["id"]] = record
+        if log is not None:
+            log.append(record)
+        if progress:
+            progress(len(records), total, record)
+
+    kind = config.agent_kind
+    if not todo:
+        pass
+    elif kind in BATCHED_KINDS or kind in SERIAL_KINDS or config.workers == 1 or len(todo) == 1:
+        workers = 1 if kind in SERIAL_KINDS else config.workers
+        if kind in RESEEDED_KINDS:
+            for task in todo:
+                on_done(run_one(task, config, run_dir))
+        else:
+            agent = build_agent(config)
+            try:
+                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done)
+            finally:
+                agent.close()
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(config.workers, len(todo)), mp_context=context,
+                                 initializer=_worker_init, initargs=(config, str(run_dir) if run_dir else None)) as pool:
+            futures = [pool.submit(_worker_run, task) for task in todo]
+            for future in as_completed(futures):
+                on_done(future.result())
+    ordered = [records[t.id] for t in tasks if t.id in records]
+    verdicts = verdicts_of(ordered)
+    report = summarize(verdicts)
+    needs = needs_inquiry_summary(verdicts)
+    if run_dir is not None:
+        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "suite": config.suite, "split": config.split,
+                                             "episodes": len(verdicts), **report.to_dict(),
+                                             "needs_inquiry": needs.to_dict() if needs else None})
+    return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
+                      seconds=time.perf_counter() - started, needs_inquiry=needs)
+
+
+def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary | None:
+    """Metrics over the episodes whose task needed a question (InquireMobile's ISR is over these alone)."""
+    group = [v for v in verdicts if v.inquiry in ("asked", "missed")]
+    return MetricSummary.of(group) if group else None
+
+
+__all__ = ["EvalConfig", "EvalResult", "EpisodeRun", "EpisodeLog", "run_eval", "run_batch", "run_one",
+           "suite_episodes", "load_run", "verdicts_of", "safe_name", "needs_inquiry_summary", "SUITES"]
