@@ -49,6 +49,7 @@ def test_cli_trains_and_refuses_to_overwrite(
     assert "stage must be one of sft, action-grpo" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_two_processes_train_like_one(tmp_path: Path, episodes: list[Episode]) -> None:
     """DDP over gloo on CPU: each process takes half of every batch; the updates equal one process's."""
     single = _write(tmp_path, episodes, "single")

@@ -361,7 +361,8 @@ class GRPOEngine:
                 batch = collate(chunk, pad, self.policy.device)
                 sync = index == len(chunks) - 1
                 ctx = self.accelerator.no_sync(model) if (self.accelerator and not sync) else contextlib.nullcontext()
-                with ctx:
+                autocast = self.accelerator.autocast() if self.accelerator else contextlib.nullcontext()
+                with ctx, autocast:
                     logps = token_logps(model, batch, s.temperature)
                     width = logps.shape[1]
                     old = (

@@ -1,0 +1,145 @@
+"""Multi-turn rollouts: identical group snapshots, one batched generation per turn, user replies, budgets, bad outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mobile_r1.agents.base import ModelView
+from mobile_r1.core.actions import Action
+from mobile_r1.models import load_policy
+from mobile_r1.train.data import end_of_turn
+from mobile_r1.train.grpo import PromptInput
+from mobile_r1.train.rollout import (
+    RolloutSettings,
+    Turn,
+    format_reward,
+    generate_batch,
+    rollout,
+    self_corrections,
+    start_groups,
+    task_episodes,
+)
+
+VIEW = ModelView.create("inquire", observation_mode="text", frame="qwen", history_window=2)
+
+
+@pytest.fixture(scope="module")
+def policy() -> Any:
+    return load_policy("tiny-lm")
+
+
+class Script:
+    """A sampler that writes chosen dialect texts: `plan(call, index) -> Action | None` (None: garbage)."""
+
+    def __init__(self, policy: Any, plan: Any) -> None:
+        self.policy, self.plan = policy, plan
+        self.batches: list[int] = []
+
+    def __call__(self, prompts: list[PromptInput]) -> list[list[int]]:
+        call = len(self.batches)
+        self.batches.append(len(prompts))
+        out = []
+        for index in range(len(prompts)):
+            action = self.plan(call, index)
+            text = "no idea" if action is None else VIEW.dialect.render(action, "thinking", "a step")
+            out.append(list(self.policy.tokenizer(text + end_of_turn(self.policy), add_special_tokens=False).input_ids))
+        return out
+
+
+def test_task_episodes_cycle_through_families_and_are_reproducible() -> None:
+    a = task_episodes("train", 4, 7, ids=["notes.delete", "settings.dark_mode"])
+    b = task_episodes("train", 4, 7, ids=["notes.delete", "settings.dark_mode"])
+    assert [e.spec.id for e in a] == ["notes.delete", "settings.dark_mode"] * 2
+    assert [e.instruction for e in a] == [e.instruction for e in b]
+    assert len({e.seed for e in a}) == 4
+
+
+def test_every_rollout_of_a_group_starts_from_the_same_phone() -> None:
+    episodes = task_episodes("train", 2, 3, ids=["notes.delete", "shop.add_to_cart"])
+    trajectories = start_groups(episodes, 3)
+    assert [t.group for t in trajectories] == [0, 0, 0, 1, 1, 1]
+    for group in (trajectories[:3], trajectories[3:]):
+        first = group[0]
+        for t in group[1:]:
+            assert t.env is not first.env and t.env.phone is not first.env.phone
+            assert t.start_key == first.start_key == t.env.phone.state_key()
+            assert t.env.phone.state.apps == first.env.phone.state.apps
+            assert [e.to_dict() for e in t.observation.elements] == [e.to_dict() for e in first.observation.elements]
+    assert trajectories[0].start_key != trajectories[3].start_key
+    # the copies are independent: acting in one leaves the others alone
+    trajectories[1].env.step(Action.open("Settings"))
+    assert trajectories[0].env.phone.state_key() == trajectories[2].env.phone.state_key() != trajectories[1].env.phone.state_key()
+
+
+def test_one_batched_generation_per_turn_and_finished_episodes_drop_out(policy: Any) -> None:
+    # rollout 0 terminates at once, rollout 1 asks the user then terminates, rollout 2 writes garbage until its budget
+    def plan(call: int, index: int) -> Action | None:
+        if call == 0:
+            return [Action.terminate(), Action.call_user("Should I delete it?"), None][index]
+        if call == 1:
+            return [Action.terminate(), None][index]
+        return None
+
+    script = Script(policy, plan)
+    episodes = task_episodes("train", 1, 5, ids=["notes.delete"])
+    trajectories = start_groups(episodes, 3, RolloutSettings(max_turns=4))
+    rollout(policy, VIEW, trajectories, RolloutSettings(max_turns=4), script)
+    assert script.batches == [3, 2, 1, 1]
+    assert [t.length for t in trajectories] == [1, 2, 4]
+    assert trajectories[0].done and trajectories[1].done and not trajectories[2].done
+    asked = trajectories[1].turns[0]
+    assert asked.user_reply  # the simulated user answered
+    next_prompt = policy.tokenizer.decode(trajectories[1].turns[1].prompt.ids)
+    assert asked.user_reply in next_prompt and asked.user_reply not in policy.tokenizer.decode(asked.prompt.ids)
+    assert trajectories[1].history[0].user_reply == asked.user_reply
+    # garbage is a step with the format penalty that changes nothing and leaves no history
+    garbage = trajectories[2]
+    assert all(t.action is None and t.format_reward == -1.0 and t.error for t in garbage.turns)
+    assert garbage.history == [] and garbage.env.phone.state_key() == garbage.start_key
+    assert asked.format_reward == 1.0
+
+
+def test_the_task_step_budget_caps_the_rollout(policy: Any) -> None:
+    episodes = task_episodes("train", 1, 1, ids=["settings.dark_mode"])  # max_steps 8
+    trajectories = start_groups(episodes, 1, RolloutSettings(max_turns=50))
+    assert trajectories[0].budget == 8
+    rollout(policy, VIEW, trajectories, RolloutSettings(max_turns=50), Script(policy, lambda c, i: Action.wait(1)))
+    assert trajectories[0].length == 8 and not trajectories[0].done
+
+
+def test_generate_batch_samples_each_prompt_once_and_cuts_at_the_end_token(policy: Any) -> None:
+    tok = policy.tokenizer
+    prompts = [PromptInput(tok("hello there", add_special_tokens=False).input_ids),
+               PromptInput(tok("a much longer prompt than the first one", add_special_tokens=False).input_ids)]
+    out = generate_batch(policy, prompts, RolloutSettings(max_new_tokens=6, temperature=1.0))
+    assert len(out) == 2
+    eos = {tok.eos_token_id, tok.convert_tokens_to_ids(end_of_turn(policy))}
+    for ids in out:
+        assert 1 <= len(ids) <= 6
+        assert not any(t in eos for t in ids[:-1])
+    # greedy decoding of the same prompt alone and in a padded batch agree
+    greedy = RolloutSettings(max_new_tokens=5, temperature=0.0)
+    assert generate_batch(policy, prompts[:1], greedy)[0] == generate_batch(policy, prompts, greedy)[0]
+
+
+def test_format_reward_levels() -> None:
+    good = VIEW.dialect.render(Action.back(), "go back", "back")
+    assert format_reward(VIEW, good, Action.back()) == 1.0
+    no_think = good[good.index("<tool_call>") :]
+    assert VIEW.dialect.parse(no_think).action == Action.back()
+    assert format_reward(VIEW, no_think, Action.back()) == 0.0  # an action read from a broken format
+    assert format_reward(VIEW, "nothing", None) == -1.0
+
+
+def test_self_corrections_count_returns_to_a_left_state() -> None:
+    p = PromptInput([1])
+
+    def turn(a: str, b: str) -> Turn:
+        return Turn(p, [1], "", None, 1.0, a, b)
+
+    # home -> wrong screen -> Back to home (1); a no-op step is not a correction; home -> x -> y -> x (1)
+    assert self_corrections([turn("h", "w"), turn("w", "h")]) == 1
+    assert self_corrections([turn("h", "h"), turn("h", "a")]) == 0
+    assert self_corrections([turn("h", "x"), turn("x", "y"), turn("y", "x"), turn("x", "z")]) == 1
