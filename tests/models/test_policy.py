@@ -88,3 +88,21 @@ def test_smollm2_preset_answers() -> None:
                                                add_generation_prompt=True, return_tensors="pt", return_dict=True)
     out = policy.model.generate(**ids, max_new_tokens=12, do_sample=False)
     assert "Paris" in policy.tokenizer.decode(out[0, ids["input_ids"].shape[1]:])
+
+
+def test_gradient_checkpointing_with_lora_trains_and_matches_plain_gradients() -> None:
+    ids = torch.tensor([[5, 6, 7, 8, 9]])
+    grads = []
+    for checkpointing in (False, True):
+        torch.manual_seed(0)
+        policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0), gradient_checkpointing=checkpointing)
+        with torch.no_grad():
+            for n, p in policy.model.named_parameters():
+                if "lora_B" in n:
+                    p.fill_(0.1)
+        policy.model.train()
+        policy.model(input_ids=ids, labels=ids).loss.backward()
+        grads.append({n: p.grad.clone() for n, p in policy.model.named_parameters() if p.requires_grad})
+    assert grads[0].keys() == grads[1].keys()
+    for name in grads[0]:
+        assert torch.allclose(grads[0][name], grads[1][name], atol=1e-6), name
