@@ -1,0 +1,161 @@
+"""`mobile-r1 eval` (an agent on a simulated suite, resumable) and `mobile-r1 eval-offline` (labelled steps)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from mobile_r1.cli.app import app, console
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=console, transient=False)
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    from mobile_r1.core.errors import ConfigError
+
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--option takes KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
+    """A rich table of a MetricsReport: overall, per category and per sub-category."""
+    table = Table(title=title)
+    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "steps", "score 0-4"):
+        table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True)
+
+    def rate(r: Any) -> str:
+        return f"{100 * r.value:.1f}% [{100 * r.low:.0f}-{100 * r.high:.0f}]" if r.n else "-"
+
+    def mean(m: Any) -> str:
+        return f"{m.value:.2f} [{m.low:.1f}-{m.high:.1f}]" if m.n else "-"
+
+    def row(name: str, s: Any, style: str | None = None) -> None:
+        table.add_row(name, str(s.n), rate(s.sr), rate(s.isr), rate(s.over_inquiry), rate(s.safety_violation),
+                      mean(s.mean_steps), mean(s.mean_score), style=style)
+
+    row("all", report.overall, "bold")
+    if needs_inquiry is not None:
+        row("needs inquiry", needs_inquiry, "italic")
+    for name, s in report.by_category.items():
+        row(name, s)
+    for name, s in report.by_subcategory.items():
+        row(f"  {name}", s, "dim")
+    return table
+
+
+@app.command("eval")
+def eval_command(
+    agent: str = typer.Option(..., "--agent", help="Agent spec: oracle, never-ask, always-ask, random, hf:PATH, openai:MODEL."),
+    suite: str = typer.Option("inquire-sim", "--suite", help="inquire-sim or nav-sim."),
+    split: str = typer.Option("test", "--split", help="Suite split (test, train, ...)."),
+    episodes: int | None = typer.Option(None, "--episodes", help="Run only the first N episodes of the split."),
+    workers: int = typer.Option(1, "--workers", help="Episodes in flight (processes for scripted agents, a batch for models)."),
+    dialect: str | None = typer.Option(None, "--dialect", help="The agent's dialect (qwen2.5vl, inquire, mobile-r1, uitars)."),
+    observation: str = typer.Option("image", "--observation", help="image (screenshots) or text (element list) for model agents."),
+    out: Path | None = typer.Option(None, "--out", help="Run directory for episodes.jsonl, screens/, run.json, metrics.json."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out: skip finished episodes."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Step budget per episode (default: the task's)."),
+    seed: int = typer.Option(0, "--seed", help="Base seed of the suite's episodes."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
+    option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
+    as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
+) -> None:
+    """Run an agent on a simulated suite; judge every episode; print SR, ISR, over-inquiry, safety, steps and score."""
+    from mobile_r1.eval.runner import EvalConfig, run_eval
+
+    agent_options = _options(option)
+    if base_url:
+        agent_options["base_url"] = base_url
+    config = EvalConfig(agent=agent, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
+                        observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
+                        agent_options=agent_options)
+    with _progress() as bar:
+        task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
+
+        def update(done: int, total: int, record: dict[str, Any] | None) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = run_eval(config, progress=update)
+    title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
+    if as_json:
+        typer.echo(json.dumps({**result.report.to_dict(),
+                               "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
+    Console(width=160).print(metrics_table(result.report, title, result.needs_inquiry))
+    if result.run_dir is not None:
+        console.print(f"wrote {result.run_dir}/episodes.jsonl and metrics.json")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+@app.command("eval-offline")
+def eval_offline_command(
+    agent: str = typer.Option(..., "--agent", help="Agent spec: random, hf:PATH, openai:MODEL, ..."),
+    data: Path = typer.Option(..., "--data", help="Labelled episodes: Mobile-R1, InquireMobile or native records."),
+    matcher: str = typer.Option("qwen-ac", "--matcher", help="Matcher preset: aitw, qwen-ac, gui-r1."),
+    limit: int | None = typer.Option(None, "--limit", help="Score only the first N labelled steps."),
+    data_format: str | None = typer.Option(None, "--format", help="Data format (default: detected)."),
+    dialect: str | None = typer.Option(None, "--dialect", help="The agent's dialect."),
+    observation: str = typer.Option("image", "--observation", help="image or text, for model agents."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
+    option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable)."),
+    out: Path | None = typer.Option(None, "--out", help="Write per-step results (JSON lines) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
+) -> None:
+    """Predict every labelled step from its screen and the labelled history; print Type, Grounding, Step SR, inquiry F1."""
+    from mobile_r1.core.formats import load_any
+    from mobile_r1.core.matching import get_matcher
+    from mobile_r1.eval.offline import evaluate_offline, write_step_results
+    from mobile_r1.eval.runner import BATCHED_KINDS, build_agent, EvalConfig
+
+    preset = get_matcher(matcher)
+    name, episodes = load_any(data, data_format)
+    options = _options(option)
+    if base_url:
+        options["base_url"] = base_url
+    config = EvalConfig(agent=agent, dialect=dialect, observation=observation, agent_options=options)
+    config.validate()
+    built = build_agent(config)
+    total = sum(len(e.steps) for e in episodes)
+    total = min(total, limit) if limit is not None else total
+    try:
+        with _progress() as bar:
+            task = bar.add_task(f"{agent} on {data.name} ({name})", total=total)
+            result = evaluate_offline(built, episodes, preset, image_root=data.parent, limit=limit,
+                                      batch_size=8 if config.agent_kind in BATCHED_KINDS else 1,
+                                      progress=lambda n: bar.advance(task, n))
+    finally:
+        built.close()
+    if out is not None:
+        write_step_results(out, result)
+    report = result.report
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    table = Table(title=f"{agent} on {data.name}: {report.steps} steps, matcher {report.preset}")
+    for column in ("label type", "steps", "Type", "Grounding", "Step SR"):
+        table.add_column(column, justify="left" if column == "label type" else "right")
+    for kind, stats in report.per_type.items():
+        table.add_row(kind, str(stats.steps), _pct(stats.type_accuracy), _pct(stats.grounding), _pct(stats.step_sr))
+    table.add_row("all", str(report.steps), _pct(report.type_accuracy), _pct(report.grounding), _pct(report.step_sr),
+                  style="bold")
+    q = report.inquiry
+    table.caption = f"inquiry (call_user): P {_pct(q.precision)}  R {_pct(q.recall)}  F1 {_pct(q.f1)}  matcher: {report.preset}"
+    Console(width=140).print(table)

@@ -1,0 +1,127 @@
+"""Tests of `mobile-r1 eval` and `mobile-r1 eval-offline` through the CLI, including kill-and-resume in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mobile_r1.agents import AgentOutput, register_agent
+from mobile_r1.agents.base import Agent
+from mobile_r1.cli.main import main
+from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import ParseResult
+from mobile_r1.core.formats import save_episodes
+from mobile_r1.core.records import Episode, Observation, Step
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_eval_prints_metrics_and_writes_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    code = main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "2", "--out", str(run), "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    summary = json.loads(out.splitlines()[0])
+    assert summary["overall"]["n"] == 2 and summary["overall"]["sr"]["value"] == 1.0
+    assert "over-inquiry" in out and "all" in out
+    assert len(_lines(run / "episodes.jsonl")) == 2
+    assert json.loads((run / "run.json").read_text())["agent"] == "oracle"
+
+
+def test_eval_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--agent", "oracle", "--suite", "nope"]) == 2
+    assert "unknown suite" in capsys.readouterr().err
+
+
+def test_killed_eval_resumes_to_the_uninterrupted_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    n = 8
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    args = ["eval", "--agent", "always-ask", "--episodes", str(n), "--max-steps", "30"]
+    proc = subprocess.Popen([sys.executable, "-m", "mobile_r1.cli.main", *args, "--out", str(killed)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = killed / "episodes.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if log.exists() and log.read_bytes().count(b"\n") >= 2:
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _lines(log)
+    assert 2 <= len(before) < n, "the run should be killed halfway"
+    with open(log, "ab") as f:  # a write torn by the kill
+        f.write(b'{"id": "torn", "steps": [')
+    assert main([*args, "--out", str(killed), "--resume"]) == 0
+    assert main([*args, "--out", str(whole)]) == 0
+    capsys.readouterr()
+    resumed = _lines(log)
+    ids = [r["id"] for r in resumed]
+    assert len(ids) == n and len(set(ids)) == n
+    assert ids[: len(before)] == [r["id"] for r in before]
+    assert sorted(ids) == sorted(r["id"] for r in _lines(whole / "episodes.jsonl"))
+    a = json.loads((killed / "metrics.json").read_text())
+    b = json.loads((whole / "metrics.json").read_text())
+    assert a == b
+
+
+def test_eval_runs_a_tiny_hf_model_on_text_observations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    code = main(["eval", "--agent", "hf:tiny-lm", "--observation", "text", "--episodes", "2", "--workers", "2",
+                 "--max-steps", "2", "--option", "max_new_tokens=16", "--out", str(run)])
+    assert code == 0
+    records = _lines(run / "episodes.jsonl")
+    assert len(records) == 2
+    assert all(len(r["steps"]) <= 2 and "verdict" in r for r in records)
+    assert all(isinstance(s["model_text"], str) for r in records for s in r["steps"])
+
+
+class _LabelAgent(Agent):
+    """Answers with the action the test stored for each step (to check the offline scorer)."""
+
+    answers: list[Action | None] = []
+
+    def act(self, request):  # type: ignore[no-untyped-def]
+        action = self.answers.pop(0)
+        return AgentOutput(str(action), ParseResult(action, "", "", action is not None, None, str(action)), action)
+
+
+def _labelled(tmp_path: Path) -> Path:
+    obs = Observation(screen_size=(1000, 2000))
+    steps = [
+        Step(action=Action.click(100, 100), observation=obs, bbox=(50, 50, 150, 150)),
+        Step(action=Action.call_user("Pay now?"), observation=obs),
+        Step(action=Action.type_text("hello"), observation=obs),
+        Step(action=Action.terminate("success"), observation=obs),
+    ]
+    path = tmp_path / "data" / "episodes.jsonl"
+    save_episodes(path, [Episode(id="e1", instruction="do it", steps=steps, screen_size=(1000, 2000))])
+    return path
+
+
+def test_eval_offline_scores_steps_with_a_named_matcher(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    register_agent("label-test", lambda arg, **kw: _LabelAgent(), replace=True)
+    _LabelAgent.answers = [Action.click(110, 120), Action.call_user("?"), Action.call_user("?"), None]
+    data = _labelled(tmp_path)
+    out = tmp_path / "steps.jsonl"
+    code = main(["eval-offline", "--agent", "label-test", "--data", str(data), "--matcher", "qwen-ac",
+                 "--out", str(out), "--json"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    summary = json.loads(printed.splitlines()[0])
+    assert summary["preset"] == "qwen-ac" and summary["steps"] == 4
+    assert summary["type"] == pytest.approx(0.5) and summary["step_sr"] == pytest.approx(0.5)
+    assert summary["grounding"] == 1.0
+    assert summary["inquiry"]["precision"] == pytest.approx(0.5) and summary["inquiry"]["recall"] == 1.0
+    assert "qwen-ac" in printed
+    rows = _lines(out)
+    assert [r.get("exact") for r in rows[:4]] == [True, True, False, False]
+    assert "summary" in rows[-1]
