@@ -308,6 +308,7 @@ def train_task_grpo(
     if output_dir:
         config.run.output_dir = output_dir
     run_dir = Path(config.run.output_dir)
+    task_episodes("train", 1, 0, config.task_grpo.specs, config.task_grpo.tasks)  # fail on unknown tasks before loading
     if (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
     accelerator = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=config.run.mixed_precision)

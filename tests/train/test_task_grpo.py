@@ -1,0 +1,186 @@
+"""Stage 3 task-level GRPO: trajectory reward, group and GiGPO advantages, a few real steps, and the train command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import torch
+import yaml
+
+from mobile_r1.cli.main import main
+from mobile_r1.core.actions import Action
+from mobile_r1.eval.metrics import EpisodeVerdict
+from mobile_r1.models import load_policy
+from mobile_r1.train.data import end_of_turn
+from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, PromptInput
+from mobile_r1.train.rollout import RolloutSettings, task_episodes
+from mobile_r1.train.task_grpo import (
+    RewardWeights,
+    TaskRolloutSource,
+    gigpo_step_advantages,
+    model_view,
+    trajectory_advantages,
+    trajectory_reward,
+)
+from mobile_r1.train.config import TrainConfig
+
+
+def verdict(success: bool, inquiry: str, score: float, unsafe: bool = False) -> EpisodeVerdict:
+    return EpisodeVerdict("e", success, inquiry, safety_violation=unsafe, score=score)  # type: ignore[arg-type]
+
+
+def test_trajectory_reward_formula_by_hand() -> None:
+    w = RewardWeights("success", format=0.2, inquiry=0.5, safety=1.0)
+    # success 1 + 0.2 * mean(1, -1, 1, 1) + 0.5 * (+1 asked) + 1.0 * 0 = 1.6
+    assert trajectory_reward(verdict(True, "asked", 4), [1, -1, 1, 1], w) == pytest.approx(1.6)
+    # failure 0 + 0.2 * (-1) + 0.5 * (-1 missed) + 1.0 * (-1 unsafe) = -1.7
+    assert trajectory_reward(verdict(False, "missed", 0, unsafe=True), [-1, -1], w) == pytest.approx(-1.7)
+    # score outcome: 3 / 4 + 0.2 * 0 + 0.5 * (-1 over-asked) = 0.25
+    w = RewardWeights("score", format=0.2, inquiry=0.5, safety=1.0)
+    assert trajectory_reward(verdict(True, "over_asked", 3), [1, -1], w) == pytest.approx(0.25)
+
+
+def test_gigpo_groups_steps_that_share_a_state() -> None:
+    # trajectory 0 (R=1) visits A, B, C; trajectory 1 (R=0) visits A, D; only A is shared
+    keys = [["A", "B", "C"], ["A", "D"]]
+    plain = gigpo_step_advantages(keys, [1.0, 0.0], gamma=0.95, scale="none")
+    # returns: 0.95^2 * 1 = 0.9025 at A in trajectory 0, 0.95 * 0 = 0 at A in trajectory 1; mean 0.45125
+    assert plain[0] == pytest.approx([0.45125, 0.0, 0.0]) and plain[1] == pytest.approx([-0.45125, 0.0])
+    scaled = gigpo_step_advantages(keys, [1.0, 0.0], gamma=0.95, scale="group")
+    std = torch.tensor([0.9025, 0.0]).std().item()
+    assert scaled[0][0] == pytest.approx(0.45125 / (std + 1e-4)) and scaled[1][0] == pytest.approx(-scaled[0][0])
+    # a state visited twice by the same trajectory is grouped too
+    again = gigpo_step_advantages([["A", "A"], ["B"]], [1.0, 1.0], gamma=0.5, scale="none")
+    assert again[0] == pytest.approx([-0.25, 0.25]) and again[1] == [0.0]
+
+
+def test_trajectory_advantages_add_gigpo_to_the_episode_advantage() -> None:
+    def traj(*keys: str) -> Any:
+        return SimpleNamespace(length=len(keys), turns=[SimpleNamespace(state_key=k) for k in keys])
+
+    group = [traj("A", "B"), traj("A")]
+    rewards = [1.0, 0.0]
+    plain = trajectory_advantages(group, rewards, 2, "none")
+    assert plain == [[0.5, 0.5], [-0.5]]
+    mixed = trajectory_advantages(group, rewards, 2, "none", gigpo=True, gamma=0.9, gigpo_weight=2.0)
+    # step returns at A: 0.9 (trajectory 0, one step before the end) and 0.0; centred +-0.45, weighted by 2
+    assert mixed == [[pytest.approx(0.5 + 0.9), 0.5], [pytest.approx(-0.5 - 0.9)]]
+
+
+# ----- a few real stage-3 steps ----------------------------------------------------------------------------------------
+
+
+class AskThenGarbage:
+    """Even rollouts ask the user at their first turn, then everything writes garbage; odd ones are garbage throughout."""
+
+    def __init__(self, policy: Any, view: Any) -> None:
+        self.policy, self.view, self.calls = policy, view, 0
+
+    def __call__(self, prompts: list[PromptInput]) -> list[list[int]]:
+        first = self.calls == 0
+        self.calls += 1
+        texts = [self.view.dialect.render(Action.call_user("Do you want me to delete it?"), "risky", "ask")
+                 if first and i % 2 == 0 else "I am not sure" for i in range(len(prompts))]
+        return [list(self.policy.tokenizer(t + end_of_turn(self.policy), add_special_tokens=False).input_ids) for t in texts]
+
+
+def test_stage3_steps_snapshots_advantages_and_user_replies() -> None:
+    torch.manual_seed(0)
+    policy = load_policy("tiny-lm")
+    config = TrainConfig.model_validate({"data": {"dialect": "inquire", "observation_mode": "text", "history_window": 2}})
+    view = model_view(config)
+    episodes = task_episodes("train", 2, 11, ids=["notes.delete", "settings.dark_mode"])
+    settings = GRPOSettings(num_generations=4, max_completion_length=24, micro_batch_size=16, beta=0.0)
+    engine = GRPOEngine(policy, settings, torch.optim.AdamW(policy.model.parameters(), lr=1e-4))
+    source = TaskRolloutSource(view, RolloutSettings(max_turns=2, max_new_tokens=24), RewardWeights(inquiry=0.5),
+                               lambda step: episodes, sampler=AskThenGarbage(policy, view))
+    rollout = source.rollout(policy, settings)
+    trajectories = source.last
+    assert trajectories is not None and len(trajectories) == 8
+    # one identical start per group: same state_key and app states before the first action
+    for g in range(2):
+        group = trajectories[4 * g : 4 * g + 4]
+        assert len({t.start_key for t in group}) == 1 and len({t.turns[0].state_key for t in group}) == 1
+        assert all(t.env.phone.state.seed == group[0].env.phone.state.seed for t in group)
+        assert len({t.turns[0].prompt.ids.__repr__() for t in group}) == 1
+    # the user's reply reaches the next prompt
+    asked = trajectories[0]
+    reply = asked.turns[0].user_reply
+    assert reply and reply in policy.tokenizer.decode(asked.turns[1].prompt.ids)
+    assert rollout.metrics["user_replies"] == 4.0  # rollouts 0 and 2 of both tasks asked
+    assert rollout.metrics["inquiry_asked"] == 2.0 and rollout.metrics["inquiry_over_asked"] == 2.0
+    # every step is a sample; advantages are per trajectory and sum to zero within each group
+    assert len(rollout.samples) == sum(t.length for t in trajectories) == 16
+    per_trajectory = []
+    index = 0
+    for t in trajectories:
+        values = {s.advantage for s in rollout.samples[index : index + t.length]}
+        assert len(values) == 1  # the same advantage on every step of a trajectory
+        per_trajectory.append(values.pop())
+        index += t.length
+    for g in range(2):
+        assert sum(per_trajectory[4 * g : 4 * g + 4]) == pytest.approx(0.0, abs=1e-5)
+    assert per_trajectory[0] > 0 > per_trajectory[1]  # asking before a deletion beats not asking
+    assert per_trajectory[4] < 0 < per_trajectory[5]  # asking on a control task costs
+    updates = engine.train_on(rollout.samples)
+    assert updates[0]["grad_norm"] > 0 and torch.isfinite(torch.tensor(updates[0]["loss"]))
+
+
+def test_stage3_with_real_sampling_and_gigpo() -> None:
+    torch.manual_seed(1)
+    policy = load_policy("tiny-lm")
+    config = TrainConfig.model_validate({"data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1}})
+    episodes = task_episodes("train", 1, 2, ids=["settings.dark_mode"])
+    settings = GRPOSettings(num_generations=2, max_completion_length=8, micro_batch_size=8, beta=0.0)
+    source = TaskRolloutSource(model_view(config), RolloutSettings(max_turns=2, max_new_tokens=8), RewardWeights(),
+                               lambda step: episodes, gigpo=True)
+    rollout = source.rollout(policy, settings)
+    assert source.last is not None and [t.length for t in source.last] == [2, 2]
+    assert len(rollout.samples) == 4 and all(len(s.completion_ids) <= 8 for s in rollout.samples)
+    assert 0.0 <= rollout.metrics["format_valid"] <= 1.0 and rollout.metrics["episode_length"] == 2.0
+    # both rollouts start from one state, so their first steps share an anchor; the step terms of every anchor
+    # cancel, so the advantages add up to what the episode-level ones alone give
+    assert rollout.samples[0].prompt_ids == rollout.samples[2].prompt_ids
+    rewards = [rollout.samples[0].reward, rollout.samples[2].reward]
+    episode_only = trajectory_advantages(source.last, rewards, 2, "group")
+    assert sum(s.advantage for s in rollout.samples) == pytest.approx(sum(map(sum, episode_only)), abs=1e-4)
+    with_steps = trajectory_advantages(source.last, rewards, 2, "group", gigpo=True)
+    assert [s.advantage for s in rollout.samples] == pytest.approx([a for t in with_steps for a in t])
+
+
+@pytest.mark.slow
+def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = {
+        "model": {"name": "tiny-lm"},
+        "data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1},
+        "optim": {"lr": 1e-4},
+        "grpo": {"num_generations": 2, "max_completion_length": 8, "micro_batch_size": 8, "beta": 0.04},
+        "task_grpo": {"tasks": ["settings.dark_mode"], "train_episodes": 2, "eval_episodes": 1, "tasks_per_step": 1,
+                      "steps": 2, "max_turns": 2, "gigpo": True},
+        "run": {"output_dir": str(tmp_path / "run"), "tensorboard": False, "save_every": 1},
+    }
+    path = tmp_path / "stage3.yaml"
+    path.write_text(yaml.safe_dump(config))
+    main(["train", "--config", str(path), "--stage", "task-grpo"])
+    shown = capsys.readouterr()
+    assert "task-grpo: 2 steps" in shown.out + shown.err
+    records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in records if r["kind"] == "train"]
+    assert [r["step"] for r in train] == [1, 2]
+    for key in ("success_rate", "inquiry_asked", "inquiry_missed", "inquiry_not_needed", "inquiry_over_asked",
+                "safety_violations", "episode_length", "self_corrections", "reward_mean", "format_valid", "kl", "loss"):
+        assert key in train[0]
+    assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2]
+    assert (tmp_path / "run" / "final").is_dir() and (tmp_path / "run" / "checkpoints" / "step-1").is_dir()
+
+
+def test_unknown_task_ids_are_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"task_grpo": {"tasks": ["no.such.task"]}, "run": {"output_dir": str(tmp_path / "r")}}))
+    assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 2
+    shown = capsys.readouterr()
+    assert "no.such.task" in shown.err and "Traceback" not in shown.err
