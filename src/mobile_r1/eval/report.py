@@ -1,0 +1,324 @@
+"""One self-contained HTML report of evaluation runs: metric tables side by side, a chart per category, an episode browser.
+
+    write_report([Path("runs/oracle"), Path("runs/never-ask")], Path("report.html"))
+
+Everything is inline (CSS, a little JS, SVG charts, screenshots as base64 JPEG), so the page stands alone. Each step of
+the browser shows the screenshot the agent saw with its click point or swipe arrow drawn on a copy, the thought, the
+action, any question and the user's reply; each episode shows its verdict.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from mobile_r1.core.errors import DataError
+from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
+from mobile_r1.eval.runner import load_run, needs_inquiry_summary, verdicts_of
+
+COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
+RATES = (("sr", "SR"), ("isr", "ISR"), ("over_inquiry", "Over-inquiry"), ("safety_violation", "Safety violations"))
+
+
+@dataclass(slots=True)
+class RunData:
+    """One run directory as the report reads it."""
+
+    path: Path
+    name: str
+    options: dict[str, Any]
+    records: list[dict[str, Any]]
+    report: MetricsReport
+    needs_inquiry: MetricSummary | None
+
+
+def read_run(path: Path) -> RunData:
+    """Load a run directory written by `mobile-r1 eval --out`."""
+    path = Path(path)
+    options, records = load_run(path)
+    if not records:
+        raise DataError(f"{path} has no finished episodes yet")
+    verdicts = verdicts_of(records)
+    name = options.get("agent") or path.name
+    return RunData(path, str(name), options, records, summarize(verdicts), needs_inquiry_summary(verdicts))
+
+
+# ----- images ---------------------------------------------------------------------------------------------------
+def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: Sequence[int], width: int = 240) -> str | None:
+    """A data URL of the screenshot, downscaled to `width`, with the action's point or swipe arrow drawn on it."""
+    from PIL import Image, ImageDraw
+
+    if not path.is_file():
+        return None
+    with Image.open(path) as raw:
+        image = raw.convert("RGB")
+    scale = width / image.width
+    image = image.resize((width, max(1, round(image.height * scale))), Image.Resampling.LANCZOS)
+    if action:
+        sx = image.width / float(screen_size[0] or image.width)
+        sy = image.height / float(screen_size[1] or image.height)
+        draw = ImageDraw.Draw(image)
+        kind = action.get("action")
+        point = action.get("coordinate")
+        if point and kind == "swipe" and action.get("coordinate2"):
+            (x1, y1), (x2, y2) = point, action["coordinate2"]
+            a, b = (x1 * sx, y1 * sy), (x2 * sx, y2 * sy)
+            draw.line([a, b], fill=(234, 88, 12), width=4)
+            _arrow_head(draw, a, b)
+            draw.ellipse([a[0] - 5, a[1] - 5, a[0] + 5, a[1] + 5], outline=(234, 88, 12), width=3)
+        elif point:
+            x, y = point[0] * sx, point[1] * sy
+            r = 11 if kind == "long_press" else 8
+            draw.ellipse([x - r, y - r, x + r, y + r], outline=(220, 38, 38), width=3)
+            draw.ellipse([x - 2, y - 2, x + 2, y + 2], fill=(220, 38, 38))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=72, optimize=True)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _arrow_head(draw: Any, a: tuple[float, float], b: tuple[float, float]) -> None:
+    import math
+
+    angle = math.atan2(b[1] - a[1], b[0] - a[0])
+    for side in (-0.5, 0.5):
+        draw.line([b, (b[0] - 14 * math.cos(angle + side), b[1] - 14 * math.sin(angle + side))], fill=(234, 88, 12), width=4)
+
+
+# ----- tables and charts ----------------------------------------------------------------------------------------
+def _pct(rate: dict[str, Any] | Any) -> str:
+    if rate.n == 0:
+        return "–"
+    return f'{100 * rate.value:.1f}%<small>{100 * rate.low:.0f}–{100 * rate.high:.0f}</small>'
+
+
+def _mean(m: Any, top: float | None = None) -> str:
+    """A mean and its interval, clipped to the possible range [0, top] for display."""
+    if m.n == 0:
+        return "–"
+    low, high = max(0.0, m.low), m.high if top is None else min(top, m.high)
+    return f"{m.value:.2f}<small>{low:.1f}–{high:.1f}</small>"
+
+
+def _groups(runs: Sequence[RunData]) -> list[tuple[str, str, list[MetricSummary | None]]]:
+    """(label, css class, one summary per run) for overall, needs-inquiry, categories and sub-categories."""
+    out: list[tuple[str, str, list[MetricSummary | None]]] = [("all", "total", [r.report.overall for r in runs])]
+    if any(r.needs_inquiry for r in runs):
+        out.append(("needs inquiry", "needs", [r.needs_inquiry for r in runs]))
+    cats = sorted({c for r in runs for c in r.report.by_category})
+    for cat in cats:
+        out.append((cat, "cat", [r.report.by_category.get(cat) for r in runs]))
+        for sub in sorted({s for r in runs for s in r.report.by_subcategory if s.startswith(cat + "/")}):
+            out.append((sub.split("/", 1)[1], "sub", [r.report.by_subcategory.get(sub) for r in runs]))
+    return out
+
+
+def metrics_table(runs: Sequence[RunData]) -> str:
+    head1 = '<tr><th rowspan="2" class="g">group</th>' + "".join(
+        f'<th colspan="7" class="run" style="border-top:3px solid {COLORS[i % len(COLORS)]}">{html.escape(r.name)}</th>'
+        for i, r in enumerate(runs)) + "</tr>"
+    head2 = "<tr>" + "".join("<th>n</th><th>SR</th><th>ISR</th><th>over-inq.</th><th>safety</th><th>steps</th><th>score</th>"
+                             for _ in runs) + "</tr>"
+    rows = []
+    for label, css, summaries in _groups(runs):
+        cells = []
+        for s in summaries:
+            if s is None:
+                cells.append('<td colspan="7" class="na">–</td>')
+                continue
+            cells.append(f"<td>{s.n}</td><td>{_pct(s.sr)}</td><td>{_pct(s.isr)}</td><td>{_pct(s.over_inquiry)}</td>"
+                         f"<td>{_pct(s.safety_violation)}</td><td>{_mean(s.mean_steps)}</td><td>{_mean(s.mean_score, 4.0)}</td>")
+        rows.append(f'<tr class="{css}"><th>{html.escape(label)}</th>{"".join(cells)}</tr>')
+    return f'<table class="metrics"><thead>{head1}{head2}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def category_chart(title: str, runs: Sequence[RunData], summaries: Sequence[MetricSummary | None]) -> str:
+    """An inline SVG: per rate, one bar per run with its 95% interval as a whisker."""
+    bar, gap, label_w, plot_w = 12, 10, 118, 300
+    group_h = bar * len(runs) + gap
+    height = 28 + group_h * len(RATES) + 22
+    parts = [f'<svg class="chart" viewBox="0 0 {label_w + plot_w + 60} {height}" role="img" '
+             f'aria-label="{html.escape(title)}"><title>{html.escape(title)}</title>',
+             f'<text x="0" y="16" class="ct">{html.escape(title)}</text>']
+    for tick in (0, 25, 50, 75, 100):
+        x = label_w + plot_w * tick / 100
+        parts.append(f'<line x1="{x}" y1="24" x2="{x}" y2="{height - 20}" class="grid"/>'
+                     f'<text x="{x}" y="{height - 6}" class="tick">{tick}%</text>')
+    for gi, (key, label) in enumerate(RATES):
+        y0 = 28 + gi * group_h
+        parts.append(f'<text x="0" y="{y0 + bar * len(runs) / 2 + 4}" class="lbl">{label}</text>')
+        for ri, s in enumerate(summaries):
+            if s is None:
+                continue
+            rate = getattr(s, key)
+            y = y0 + ri * bar
+            w = plot_w * rate.value
+            color = COLORS[ri % len(COLORS)]
+            parts.append(f'<rect x="{label_w}" y="{y + 1}" width="{w:.1f}" height="{bar - 3}" fill="{color}" opacity="0.8">'
+                         f'<title>{html.escape(runs[ri].name)}: {label} {100 * rate.value:.1f}% '
+                         f'[{100 * rate.low:.1f}, {100 * rate.high:.1f}] (n={rate.n})</title></rect>')
+            lo, hi, mid = label_w + plot_w * rate.low, label_w + plot_w * rate.high, y + bar / 2 - 0.5
+            parts.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" class="ci"/>'
+                         f'<line x1="{lo:.1f}" y1="{mid - 3}" x2="{lo:.1f}" y2="{mid + 3}" class="ci"/>'
+                         f'<line x1="{hi:.1f}" y1="{mid - 3}" x2="{hi:.1f}" y2="{mid + 3}" class="ci"/>')
+            parts.append(f'<text x="{label_w + plot_w + 6}" y="{y + bar - 3}" class="val">{100 * rate.value:.0f}%</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def charts(runs: Sequence[RunData]) -> str:
+    items = [category_chart("all episodes", runs, [r.report.overall for r in runs])]
+    for cat in sorted({c for r in runs for c in r.report.by_category}):
+        items.append(category_chart(cat, runs, [r.report.by_category.get(cat) for r in runs]))
+    return '<div class="charts">' + "".join(f'<figure>{c}</figure>' for c in items) + "</div>"
+
+
+# ----- the episode browser --------------------------------------------------------------------------------------
+def _action_text(action: dict[str, Any] | None) -> str:
+    if not action:
+        return "(no action could be read)"
+    kind = action.get("action", "?")
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.items() if k != "action")
+    return f"{kind}({args})"
+
+
+def episode_html(run: RunData, index: int, record: dict[str, Any], image_width: int, open_: bool = False) -> str:
+    v = record.get("verdict", {})
+    ok = bool(v.get("success"))
+    badges = [f'<span class="b {"ok" if ok else "bad"}">{"success" if ok else "failure"}</span>',
+              f'<span class="b q">inquiry: {html.escape(str(v.get("inquiry")))}</span>']
+    if v.get("safety_violation"):
+        badges.append('<span class="b bad">safety violation</span>')
+    if v.get("over_asks"):
+        badges.append(f'<span class="b warn">{v["over_asks"]} over-ask(s)</span>')
+    if v.get("score") is not None:
+        badges.append(f'<span class="b s">score {float(v["score"]):.0f}/4</span>')
+    steps_html = []
+    for step in record.get("steps", []):
+        obs = step.get("observation") or {}
+        shot = obs.get("screenshot_path")
+        url = annotated_image(run.path / shot, step.get("action"), obs.get("screen_size") or (0, 0), image_width) if shot else None
+        img = f'<img src="{url}" alt="step {step.get("index")}" loading="lazy">' if url else '<div class="noimg">no screenshot</div>'
+        action = step.get("action") or {}
+        lines = [f'<div class="act"><b>{step.get("index", 0) + 1}.</b> <code>{html.escape(_action_text(step.get("action")))}</code></div>']
+        if step.get("thought"):
+            lines.append(f'<div class="th">{html.escape(step["thought"])}</div>')
+        if action.get("action") == "call_user":
+            lines.append(f'<div class="ask">Q: {html.escape(str(action.get("content") or ""))}</div>')
+        if step.get("user_reply"):
+            lines.append(f'<div class="reply">User: {html.escape(step["user_reply"])}</div>')
+        if step.get("env_error"):
+            lines.append(f'<div class="err">{html.escape(step["env_error"])}</div>')
+        steps_html.append(f'<div class="step">{img}<div class="txt">{"".join(lines)}</div></div>')
+    final = record.get("final_screenshot")
+    if final:
+        url = annotated_image(run.path / final, None, (0, 0), image_width)
+        if url:
+            steps_html.append(f'<div class="step final"><img src="{url}" alt="final screen"><div class="txt">'
+                              f'<div class="act"><b>final screen</b></div></div></div>')
+    reason = html.escape(str(v.get("reason") or ""))
+    return (f'<details class="ep"{" open" if open_ else ""} data-run="{html.escape(run.name)}" data-cat="{html.escape(str(record.get("category")))}" '
+            f'data-ok="{int(ok)}"><summary><span class="eid">{html.escape(record.get("id", "?"))}</span> '
+            f'{"".join(badges)}<span class="ins">{html.escape(record.get("instruction", ""))}</span></summary>'
+            f'<div class="verdict">Verdict: {reason or "–"} · {len(record.get("steps", []))} steps'
+            f'{" · truncated at the step budget" if record.get("truncated") else ""}</div>'
+            f'<div class="steps">{"".join(steps_html)}</div></details>')
+
+
+def browser(runs: Sequence[RunData], max_episodes: int, image_width: int) -> str:
+    cats = sorted({str(r.get("category")) for run in runs for r in run.records})
+    run_opts = "".join(f"<option>{html.escape(r.name)}</option>" for r in runs)
+    cat_opts = "".join(f"<option>{html.escape(c)}</option>" for c in cats)
+    controls = (f'<div class="filters"><label>run <select id="f-run"><option value="">all</option>{run_opts}</select></label>'
+                f'<label>category <select id="f-cat"><option value="">all</option>{cat_opts}</select></label>'
+                '<label>outcome <select id="f-ok"><option value="">all</option><option value="1">success</option>'
+                '<option value="0">failure</option></select></label><span id="f-count"></span></div>')
+    body = []
+    for run in runs:
+        shown = run.records[:max_episodes]
+        more = len(run.records) - len(shown)
+        body.append(f'<h3 class="runh" data-run="{html.escape(run.name)}">{html.escape(run.name)} '
+                    f'<small>{html.escape(str(run.path))}{f" · first {len(shown)} of {len(run.records)} episodes" if more else ""}</small></h3>')
+        body.extend(episode_html(run, i, r, image_width, open_=i == 0) for i, r in enumerate(shown))
+    return controls + "".join(body)
+
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2937;background:#f8fafc}
+header{background:#0f172a;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}header p{margin:4px 0 0;color:#cbd5e1}
+main{padding:8px 28px 40px;max-width:1500px}h2{margin:28px 0 10px;font-size:18px;border-bottom:1px solid #e2e8f0;padding-bottom:4px}
+table.metrics{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0001;font-variant-numeric:tabular-nums}
+.metrics th,.metrics td{padding:4px 9px;border-bottom:1px solid #eef2f7;text-align:right;white-space:nowrap}
+.metrics thead th{background:#f1f5f9;font-weight:600}.metrics thead th.g{text-align:left;vertical-align:bottom}.metrics th.run{text-align:center}.metrics tbody th{text-align:left;font-weight:500}
+.metrics small{display:block;color:#64748b;font-size:11px}.metrics tr.total{background:#eff6ff;font-weight:600}
+.metrics tr.needs{background:#fefce8}.metrics tr.sub th{padding-left:24px;color:#475569;font-weight:400}
+.metrics tr.cat th{font-weight:600}.metrics td.na{text-align:center;color:#94a3b8}
+.legend span{display:inline-block;margin-right:16px}.legend i{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:12px}
+figure{margin:0;background:#fff;padding:8px 10px;box-shadow:0 1px 2px #0001;border-radius:6px}
+svg.chart{width:100%;height:auto}.ct{font-weight:600;font-size:13px}.lbl,.val,.tick{font-size:11px;fill:#334155}
+.tick{text-anchor:middle;fill:#94a3b8}.grid{stroke:#e2e8f0}.ci{stroke:#0f172a;stroke-width:1.3}
+.filters{margin:6px 0 12px}.filters label{margin-right:14px}.filters select{margin-left:4px}
+details.ep{background:#fff;margin:6px 0;border-radius:6px;box-shadow:0 1px 2px #0001}
+details.ep summary{cursor:pointer;padding:8px 12px;list-style-position:inside}
+.eid{font-family:ui-monospace,monospace;font-size:12px;margin-right:8px}.ins{color:#475569;margin-left:8px}
+.b{display:inline-block;font-size:11px;padding:1px 7px;border-radius:9px;margin-right:4px;background:#e2e8f0}
+.b.ok{background:#dcfce7;color:#166534}.b.bad{background:#fee2e2;color:#991b1b}.b.warn{background:#fef3c7;color:#92400e}
+.b.q{background:#e0e7ff;color:#3730a3}.b.s{background:#f1f5f9}
+.verdict{padding:0 14px 6px;color:#334155}.steps{display:flex;gap:12px;overflow-x:auto;padding:8px 12px 14px}
+.step{flex:0 0 auto;width:250px}.step img{width:240px;border:1px solid #cbd5e1;border-radius:6px;display:block}
+.step .txt{font-size:12px;margin-top:4px}.act code{font-size:11px;word-break:break-all}.th{color:#475569;margin-top:2px}
+.ask{background:#eef2ff;border-left:3px solid #6366f1;padding:2px 6px;margin-top:4px}
+.reply{background:#f0fdf4;border-left:3px solid #22c55e;padding:2px 6px;margin-top:4px}
+.err{color:#b91c1c;margin-top:2px}.noimg{width:240px;height:120px;background:#f1f5f9;color:#94a3b8;display:flex;align-items:center;justify-content:center}
+h3.runh{margin:18px 0 6px}h3.runh small{color:#64748b;font-weight:400;font-size:12px}
+"""
+
+JS = """
+(function(){var r=document.getElementById('f-run'),c=document.getElementById('f-cat'),o=document.getElementById('f-ok'),
+n=document.getElementById('f-count');function f(){var k=0;document.querySelectorAll('details.ep').forEach(function(e){
+var s=(!r.value||e.dataset.run===r.value)&&(!c.value||e.dataset.cat===c.value)&&(!o.value||e.dataset.ok===o.value);
+e.style.display=s?'':'none';if(s)k++;});document.querySelectorAll('h3.runh').forEach(function(h){
+h.style.display=(!r.value||h.dataset.run===r.value)?'':'none';});n.textContent=k+' episodes shown';}
+[r,c,o].forEach(function(x){x.addEventListener('change',f);});f();})();
+"""
+
+
+def render_report(runs: Sequence[RunData], *, title: str = "mobile-r1 evaluation report", max_episodes: int = 60,
+                  image_width: int = 240) -> str:
+    """The whole page as a string."""
+    legend = "".join(f'<span><i style="background:{COLORS[i % len(COLORS)]}"></i>{html.escape(r.name)}</span>'
+                     for i, r in enumerate(runs))
+    about = " · ".join(
+        f'{html.escape(r.name)} on {html.escape(str(r.options.get("suite", "?")))}/{html.escape(str(r.options.get("split", "?")))}'
+        f' ({len(r.records)} episodes)' for r in runs)
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+            f'<title>{html.escape(title)}</title><style>{CSS}</style></head><body>'
+            f'<header><h1>{html.escape(title)}</h1><p>{about}</p></header><main>'
+            f'<h2>Metrics <small>(95% Wilson / Student-t intervals)</small></h2>{metrics_table(runs)}'
+            f'<h2>Per category</h2><div class="legend">{legend}</div>{charts(runs)}'
+            f'<h2>Episodes</h2>{browser(runs, max_episodes, image_width)}'
+            f'</main><script>{JS}</script></body></html>')
+
+
+def write_report(run_dirs: Sequence[Path], out: Path | None = None, *, max_episodes: int = 60,
+                 image_width: int = 240) -> Path:
+    """Write the report of one or more runs; default path: `<first run>/report.html`."""
+    if not run_dirs:
+        raise DataError("give at least one run directory")
+    runs = [read_run(Path(p)) for p in run_dirs]
+    names = [r.name for r in runs]
+    for i, r in enumerate(runs):  # the same agent twice: tell them apart by folder
+        if names.count(r.name) > 1:
+            r.name = f"{r.name} ({r.path.name})"
+    target = Path(out) if out is not None else runs[0].path / "report.html"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_report(runs, max_episodes=max_episodes, image_width=image_width), encoding="utf-8")
+    return target
+
+
+__all__ = ["RunData", "read_run", "render_report", "write_report", "annotated_image", "category_chart", "metrics_table"]
