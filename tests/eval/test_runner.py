@@ -38,10 +38,11 @@ def test_never_ask_misses_every_inquiry_and_is_unsafe() -> None:
 
 
 def test_always_ask_over_asks() -> None:
-    result = run_eval(EvalConfig(agent="always-ask", episodes=4))
+    result = run_eval(EvalConfig(agent="always-ask", episodes=3))
     assert result.report.overall.over_inquiry.value >= 0.5
-    assert "control" in result.report.by_category
-    assert result.report.by_category["control"].over_inquiry.value == 1.0
+    controls = run_eval(EvalConfig(agent="always-ask", suite="nav-sim", episodes=2))
+    assert controls.report.overall.over_inquiry.value == 1.0
+    assert all(v.inquiry == "over_asked" for v in controls.verdicts)
 
 
 def test_random_agent_scores_near_zero() -> None:

@@ -117,20 +117,17 @@ class EvalResult:
 
 # ----- suites ---------------------------------------------------------------------------------------------------
 def suite_episodes(suite: str, split: str = "test", episodes: int | None = None, seed: int = 0) -> list[Any]:
-    """The `TaskEpisode`s of a suite split, in the suite's order (the first `episodes` of them)."""
+    """The `TaskEpisode`s of a suite split, in the suite's order (the first `episodes` of them, a balanced prefix)."""
     from mobile_r1.tasks import load_specs, make_episode
 
     if suite not in SUITES:
         raise ConfigError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
     try:
-        from mobile_r1.tasks import suites as task_suites  # the tasks layer's own suite definitions, when present
-
-        loader = getattr(task_suites, "suite_episodes", None) or getattr(task_suites, "load_suite", None)
-    except ImportError:
-        loader = None
-    if loader is not None:
-        items = list(loader(suite, split))
-        return items[:episodes] if episodes is not None else items
+        from mobile_r1.tasks.suites import build_split  # the tasks layer's balanced, seeded splits
+    except ImportError:  # an older tasks layer without suites: a round-robin over the specs
+        build_split = None
+    if build_split is not None:
+        return list(build_split(suite, split, seed=seed, size=episodes))
     if split not in ("train", "test"):
         raise ConfigError(f"split {split!r} is not available yet; use train or test")
     every = load_specs()
