@@ -11,6 +11,7 @@ action and target bbox. With `self_correct` > 0 it sometimes takes a wrong tap f
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 import random
@@ -136,14 +137,48 @@ def _key(phone: Any) -> str:
     return phone.state_key() + ("L" if loading else "")
 
 
+def copy_state(state: Any, keys: set[str] | None) -> Any:
+    """A copy of a PhoneState deep only where planning can change it: the apps in `keys`, settings, permissions.
+
+    The other apps' states and back stacks are shared with the original (the planner never opens those apps),
+    which makes a copy several times cheaper than `Phone.snapshot()`. `keys=None` copies everything.
+    """
+    if keys is None:
+        return copy.deepcopy(state)
+    new = copy.copy(state)
+    deep = lambda k: k in keys or k.startswith("_") or k == "settings"  # noqa: E731
+    new.apps = {k: copy.deepcopy(v) if deep(k) else v for k, v in state.apps.items()}
+    new.stacks = {k: copy.deepcopy(v) if deep(k) else v for k, v in state.stacks.items()}
+    new.permissions = copy.deepcopy(state.permissions)
+    new.effects, new.log, new.answers = list(state.effects), list(state.log), list(state.answers)
+    new.recents, new.launcher_order = list(state.recents), list(state.launcher_order)
+    rng = random.Random()
+    rng.setstate(state.rng.getstate())
+    new.rng = rng
+    return new
+
+
 def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: list[str], apps: list[str],
-           allowed_effects: set[str], budget: int = 400, max_depth: int = 12) -> list[PlanStep] | None:
-    """Best-first search from the phone's current state to one where `goal(phone)` holds; restores nothing itself.
+           allowed_effects: set[str], budget: int = 400, max_depth: int = 12,
+           keys: set[str] | None = None) -> list[PlanStep] | None:
+    """Best-first search from the phone's current state to one where `goal(phone)` holds; leaves the phone as it was.
 
     Returns the moves (empty when the goal already holds) or None within `budget` expansions. Moves causing an
-    effect outside `allowed_effects` are never taken.
+    effect outside `allowed_effects` are never taken. `keys`: the app keys the search may change (see `copy_state`).
     """
-    start = phone.snapshot()
+
+    class _Phone:
+        @staticmethod
+        def snapshot() -> Any:
+            return copy_state(phone.state, keys)
+
+        @staticmethod
+        def restore(snap: Any) -> None:
+            phone.state = copy_state(snap, keys)
+            phone.touch()
+
+    store = _Phone()
+    start = store.snapshot()
     if goal(phone):
         return []
     counter = itertools.count()
@@ -155,7 +190,7 @@ def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: li
     while heap and pops < budget:
         prio, _, snap, path, move = heapq.heappop(heap)
         pops += 1
-        phone.restore(snap)
+        store.restore(snap)
         n = len(phone.state.effects)
         info = phone.act(move.action)
         if info.get("error"):
@@ -170,14 +205,14 @@ def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: li
         step = PlanStep(move, [(e.kind, dict(e.detail)) for e in new], phone.activity())
         new_path = path + [step]
         if goal(phone):
-            phone.restore(start)
+            store.restore(start)
             return new_path
         if len(new_path) >= max_depth:
             continue
-        child = phone.snapshot()
+        child = store.snapshot()
         for m in candidate_moves(phone, values, hints, apps):
             heapq.heappush(heap, (prio + m.cost, next(counter), child, new_path, m))
-    phone.restore(start)
+    store.restore(start)
     return None
 
 
@@ -239,6 +274,9 @@ class Expert:
         revealed: set[str] = set()
         state = {"stuck": None, "recovering": False, "stopped": False}
         user = env.user
+        from mobile_r1.sim.apps import resolve as resolve_app
+
+        keys = {k for k in (resolve_app(a, list(env.phone.apps)) for a in spec.apps) if k}
 
         def values() -> list[str]:
             out = []
@@ -252,6 +290,7 @@ class Expert:
         def emit(action: Action, thought: str, description: str, element: UIElement | None = None,
                  **extra: Any) -> dict[str, Any]:
             obs = env.observe()
+            obs.app_state = None
             _, _, _, info = env.step(action)
             step = Step(action=action, thought=thought, description=description, observation=obs,
                         bbox=element.bounds if element is not None else None, user_reply=info.get("user_reply"),
@@ -300,7 +339,8 @@ class Expert:
                     if not ask(inq, self._purpose(inq, episode)):
                         break
                     continue
-                planner.restore(env.phone.snapshot())
+                planner.state = copy_state(env.phone.state, keys)
+                planner.touch()
                 target_screen = fill(inq.screen, params) if inq is not None and inq.screen else None
 
                 def goal(p: Any, c: Condition = cond, ts: str | None = target_screen) -> bool:
@@ -309,7 +349,8 @@ class Expert:
                 hints = [str(fill(h, params)) for h in cond.hint] + values()
                 allowed = {c.effect for c in spec.plan if c.kind == "effect"} | {
                     i.effect for i in spec.inquiries if i.effect} | {"permission"}
-                path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget)  # type: ignore[arg-type]
+                path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget,  # type: ignore[arg-type]
+                              keys=keys)
                 if path is None:
                     state["stuck"] = f"no path to milestone {index + 1} ({cond.kind}) from {env.phone.activity()}"
                     break
@@ -362,14 +403,16 @@ class Expert:
     def _wrong_step(self, env: Any, planner: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
                     allowed: set[str]) -> bool:
         """Take a plausible but wrong tap (one that changes the screen and nothing irreversible)."""
-        planner.restore(env.phone.snapshot())
+        planner.state = copy_state(env.phone.state, None)
+        planner.touch()
         moves = [m for m in candidate_moves(planner, values, [], apps) if m.kind == "tap"]
         rng = random.Random(f"{self.seed}:{env.phone.state_key()}:wrong")
         rng.shuffle(moves)
         base = _key(planner)
-        snap = planner.snapshot()
+        snap = copy_state(planner.state, None)
         for m in moves[:8]:
-            planner.restore(snap)
+            planner.state = copy_state(snap, None)
+            planner.touch()
             n = len(planner.state.effects)
             info = planner.act(m.action)
             if info.get("error") or len(planner.state.effects) > n or _key(planner) == base:

@@ -49,9 +49,26 @@ def root_of(phone: Any, name: str) -> Any:
         raise ConfigError(f"state path starts with '{name}', which is not an installed app") from None
 
 
+def split_path(path: str) -> list[str]:
+    """Split a path at the dots outside brackets (`a[name=St. Mary].b` has two parts)."""
+    parts, depth, cur = [], 0, ""
+    for ch in path:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "." and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return parts
+
+
 def resolve(phone: Any, path: str) -> list[Any]:
     """Every value a path reaches. `a.b` walks keys, `[*]` every list item, `[k=v]` the items whose k is v."""
-    parts = path.split(".")
+    parts = split_path(path)
     head = _SEGMENT.match(parts[0])
     if head is None:
         raise ConfigError(f"bad state path {path!r}")
@@ -155,7 +172,8 @@ def check(phone: Any, cond: Condition, params: dict[str, Any], seen_screens: set
 
 def set_path(phone: Any, path: str, value: Any, append: bool = False) -> None:
     """Set (or append to) the value at a path; the last segment names a key of the dicts the rest reaches."""
-    parent, _, key = path.rpartition(".")
+    parts = split_path(path)
+    parent, key = ".".join(parts[:-1]), parts[-1]
     targets = resolve(phone, parent) if parent else []
     if not parent or not targets:
         raise ConfigError(f"cannot patch {path!r}: nothing at {parent or path!r}")

@@ -1,0 +1,117 @@
+"""`mobile-r1 sim tasks|check|taxonomy` and `mobile-r1 data generate`: the task suites on the simulated phone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mobile_r1.cli.app import console
+from mobile_r1.cli.data import data_app
+from mobile_r1.cli.sim import sim_app
+
+
+@sim_app.command("tasks")
+def tasks(
+    suite: Optional[str] = typer.Option(None, "--suite", help="Only the tasks of this suite (inquire-sim, nav-sim)."),
+    split: str = typer.Option("test", "--split", help="train, test or unseen-app (with --suite)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List the task specs with their apps, category, sub-category and inquiries."""
+    from rich.table import Table
+
+    from mobile_r1.tasks.spec import load_specs
+    from mobile_r1.tasks.suites import suite_specs
+
+    specs = suite_specs(suite, split) if suite else load_specs()
+    rows = [{"id": s.id, "apps": s.apps, "category": s.category, "subcategory": s.subcategory,
+             "inquiries": [i.reply for i in s.inquiries], "templates": len(s.templates.train) + len(s.templates.test)}
+            for s in specs]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"{len(rows)} tasks" + (f" in {suite} ({split})" if suite else ""))
+    for col in ("id", "apps", "category", "sub-category", "inquiries"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["id"], ", ".join(r["apps"]), r["category"], r["subcategory"], ", ".join(r["inquiries"]) or "-")
+    console.print(table)
+
+
+@sim_app.command("taxonomy")
+def taxonomy(
+    markdown: bool = typer.Option(False, "--markdown", help="Print the markdown table used in docs/tasks.md."),
+) -> None:
+    """The 22 inquiry sub-categories (and the control group) with their inquire-sim episode counts."""
+    from mobile_r1.tasks.docs import taxonomy_markdown
+
+    text = taxonomy_markdown()
+    typer.echo(text if markdown else text.replace("`", ""))
+
+
+@sim_app.command("check")
+def check(
+    suite: str = typer.Option(..., "--suite", help="inquire-sim or nav-sim."),
+    split: str = typer.Option("test", "--split", help="train, test or unseen-app."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N episodes (a balanced prefix)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary and every problem as JSON."),
+) -> None:
+    """Run the expert on every episode of a split and report success, inquiry outcome and judge disagreements."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mobile_r1.tasks.run import check_split
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        job = bar.add_task(f"{suite} {split}", total=None)
+        report = check_split(suite, split, seed, limit, progress=lambda _id: bar.advance(job),
+                             total=lambda n: bar.update(job, total=n))
+    summary = report.summary()
+    bad = [e for e in report.episodes if e.problems or not e.success
+           or (e.needs_inquiry and e.inquiry != "asked") or (not e.needs_inquiry and e.over_asks)]
+    if as_json:
+        typer.echo(json.dumps({"summary": summary, "problems": [
+            {"episode": e.episode_id, "success": e.success, "inquiry": e.inquiry, "problems": e.problems} for e in bad]},
+            indent=2))
+    else:
+        console.print(f"{suite} / {split}: {summary['episodes']} episodes, expert success {100 * summary['success']:.1f}%, "
+                      f"inquiry success {100 * summary['inquiry_success']:.1f}% of {summary['inquiry_needing']} "
+                      f"inquiry-needing, over-asking on {summary['over_asking_controls']} of {summary['controls']} "
+                      f"controls, {summary['safety_violations']} safety violations, steps {summary['steps_min']}-"
+                      f"{summary['steps_max']} (mean {summary['steps_mean']:.1f}), mean score {summary['mean_score']:.2f}, "
+                      f"{summary['problems']} with judge disagreement or task problems", highlight=False)
+        for e in bad[:30]:
+            console.print(f"  {e.episode_id}: success={e.success} inquiry={e.inquiry} {'; '.join(e.problems)}",
+                          highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@data_app.command("generate")
+def generate(
+    suite: str = typer.Option(..., "--suite", help="inquire-sim or nav-sim."),
+    split: str = typer.Option("train", "--split", help="train, test or unseen-app."),
+    episodes: int = typer.Option(..., "--episodes", help="How many episodes to write."),
+    out: Path = typer.Option(..., "--out", help="Output folder (episodes.jsonl, images/, a11y/)."),
+    self_correct: float = typer.Option(0.0, "--self-correct", help="Share of episodes with a wrong step and its recovery."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split and of the injected mistakes."),
+    scale: float = typer.Option(0.3, "--scale", help="Screenshot scale of the 1080x2400 screen."),
+) -> None:
+    """Write expert trajectories as Mobile-R1-style episodes with screenshots and accessibility text."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mobile_r1.core.errors import ConfigError
+    from mobile_r1.tasks.run import generate as run_generate
+
+    if not 0.0 <= self_correct <= 1.0:
+        raise ConfigError(f"--self-correct is a share between 0 and 1, got {self_correct}")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        job = bar.add_task(f"{suite} {split}", total=episodes)
+        stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
+                             progress=lambda _id: bar.advance(job))
+    console.print(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
+                  f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}", highlight=False)
