@@ -117,6 +117,7 @@ def eval_offline_command(
     observation: str = typer.Option("image", "--observation", help="image or text, for model agents."),
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable)."),
+    screen_size: str | None = typer.Option(None, "--screen-size", help="W,H for records that give no image size."),
     out: Path | None = typer.Option(None, "--out", help="Write per-step results (JSON lines) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
 ) -> None:
@@ -126,7 +127,16 @@ def eval_offline_command(
     from mobile_r1.eval.offline import evaluate_offline, write_step_results
     from mobile_r1.eval.runner import BATCHED_KINDS, build_agent, EvalConfig
 
+    from mobile_r1.core.errors import ConfigError
+
     preset = get_matcher(matcher)
+    size = None
+    if screen_size:
+        try:
+            w, h = (int(v) for v in screen_size.replace("x", ",").split(","))
+            size = (w, h)
+        except ValueError:
+            raise ConfigError(f"--screen-size takes W,H (e.g. 1080,2400), got {screen_size!r}") from None
     name, episodes = load_any(data, data_format)
     options = _options(option)
     if base_url:
@@ -141,7 +151,7 @@ def eval_offline_command(
             task = bar.add_task(f"{agent} on {data.name} ({name})", total=total)
             result = evaluate_offline(built, episodes, preset, image_root=data.parent, limit=limit,
                                       batch_size=8 if config.agent_kind in BATCHED_KINDS else 1,
-                                      progress=lambda n: bar.advance(task, n))
+                                      screen_size=size, progress=lambda n: bar.advance(task, n))
     finally:
         built.close()
     if out is not None:

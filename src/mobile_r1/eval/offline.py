@@ -49,10 +49,18 @@ class OfflineResult:
     steps: list[StepResult]
 
 
-def _screen_size(episode: Episode, step: Step) -> tuple[int, int] | None:
+def _screen_size(episode: Episode, step: Step, image_root: Path | None) -> tuple[int, int] | None:
     if episode.frame == "model" and episode.model_size:
         return (int(episode.model_size[0]), int(episode.model_size[1]))
-    if step.observation is not None:
+    if episode.frame == "model" and step.observation is not None and step.observation.screenshot_path:
+        path = Path(step.observation.screenshot_path)
+        path = path if path.exists() or image_root is None else image_root / path
+        if path.exists():  # coordinates refer to the image the model saw
+            from PIL import Image
+
+            with Image.open(path) as image:
+                return image.size
+    if step.observation is not None and episode.frame != "model":
         return step.observation.screen_size
     return episode.screen_size
 
@@ -74,18 +82,22 @@ def _observation(episode: Episode, step: Step, size: tuple[int, int], image_root
     return obs
 
 
-def labelled_requests(episodes: Iterable[Episode], image_root: Path | None = None,
-                      limit: int | None = None) -> Iterable[tuple[AgentRequest, Step, tuple[int, int]]]:
-    """(request, labelled step, screen size) for every labelled step, at most `limit` of them."""
+def labelled_requests(episodes: Iterable[Episode], image_root: Path | None = None, limit: int | None = None,
+                      screen_size: tuple[int, int] | None = None) -> Iterable[tuple[AgentRequest, Step, tuple[int, int]]]:
+    """(request, labelled step, screen size) for every labelled step, at most `limit` of them.
+
+    `screen_size` is used for records that give no size (InquireMobile SFT records without their images).
+    """
     count = 0
     for episode in episodes:
         history: list[Step] = []
         for index, step in enumerate(episode.steps):
             if limit is not None and count >= limit:
                 return
-            size = _screen_size(episode, step)
+            size = _screen_size(episode, step, image_root) or screen_size
             if size is None:
-                raise DataError(f"episode {episode.id!r} step {index}: no screen size; the record needs image sizes")
+                raise DataError(f"episode {episode.id!r} step {index}: no screen size in the record and its image is "
+                                "missing; pass --screen-size W,H (the size of the image the coordinates refer to)")
             obs = _observation(episode, step, size, image_root)
             yield AgentRequest(episode.instruction, obs, list(history), episode_id=episode.id), step, size
             history.append(replace(step, observation=obs))
@@ -100,12 +112,13 @@ def evaluate_offline(
     image_root: Path | None = None,
     limit: int | None = None,
     batch_size: int = 8,
+    screen_size: tuple[int, int] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> OfflineResult:
     """Predict and score every labelled step (`batch_size` requests per `act_batch` call)."""
     metrics = StepMetrics(matcher.name)
     results: list[StepResult] = []
-    items = list(labelled_requests(episodes, image_root, limit))
+    items = list(labelled_requests(episodes, image_root, limit, screen_size))
     if not items:
         raise DataError("no labelled steps to evaluate; check --data and --limit")
     for start in range(0, len(items), batch_size):
