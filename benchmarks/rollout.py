@@ -1,8 +1,8 @@
 """Agent steps per second of multi-turn phone rollouts: all episodes batched per turn vs one episode at a time.
 
-    python benchmarks/rollout.py [--model tiny-lm] [--episodes 16] [--turns 4] [--tokens 32] [--dialect inquire]
+    python benchmarks/rollout.py [--model tiny-lm] [--episodes 16] [--turns 4] [--tokens 32] [--suite inquire-sim]
 
-Both play the same task episodes (train split of the packaged task specs) on the simulated phone with the
+Both play the same task episodes (the first of the `--suite` train split) on the simulated phone with the
 same model, accessibility-text observations, sampling at temperature 1.0 and the same step budget. The batched
 loop makes one `generate` call per turn over every live episode (what stage 3 does); the other loop plays each
 episode alone, one `generate` call per step. A step's time covers prompt building, tokenising, generation,
@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=4, help="step budget per episode")
     parser.add_argument("--tokens", type=int, default=32, help="max new tokens per step")
     parser.add_argument("--dialect", default="inquire")
+    parser.add_argument("--suite", default="inquire-sim", help="inquire-sim or nav-sim")
     parser.add_argument("--history", type=int, default=2, help="history window")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args()
@@ -60,13 +61,13 @@ def main() -> None:
                                                   "history_window": args.history}})
     view = model_view(config)
     settings = RolloutSettings(max_turns=args.turns, temperature=1.0, max_new_tokens=args.tokens)
-    episodes = task_episodes("train", args.episodes, 0)
+    episodes = task_episodes("train", args.episodes, 0, suite=args.suite)
     play(policy, view, episodes[:2], RolloutSettings(max_turns=1, max_new_tokens=4), batched=True)  # warm-up
 
     b_steps, b_tokens, b_sec = play(policy, view, episodes, settings, batched=True)
     s_steps, s_tokens, s_sec = play(policy, view, episodes, settings, batched=False)
     print(f"model {args.model} on {device} ({torch.get_num_threads()} threads), {args.episodes} episodes, "
-          f"budget {args.turns} steps, {args.tokens} new tokens per step, dialect {args.dialect}, text observations")
+          f"budget {args.turns} steps, {args.tokens} new tokens per step, {args.suite}, dialect {args.dialect}, text")
     print(f"batched (one generate per turn):   {b_steps:4d} steps, {b_tokens:6d} tokens in {b_sec:7.2f} s -> "
           f"{b_steps / b_sec:7.2f} steps/s")
     print(f"one episode at a time:             {s_steps:4d} steps, {s_tokens:6d} tokens in {s_sec:7.2f} s -> "

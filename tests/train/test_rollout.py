@@ -56,6 +56,16 @@ def test_task_episodes_cycle_through_families_and_are_reproducible() -> None:
     assert len({e.seed for e in a}) == 4
 
 
+def test_suite_episodes_are_the_suites_split_restricted_to_the_chosen_tasks() -> None:
+    from mobile_r1.tasks.suites import build_split
+
+    full = task_episodes("test", 6, 0, suite="nav-sim")
+    assert [e.id for e in full] == [e.id for e in build_split("nav-sim", "test", 0, size=6)]
+    only = task_episodes("train", 3, 0, ids=["settings.dark_mode"], suite="inquire-sim")
+    assert len(only) == 3 and {e.spec.id for e in only} == {"settings.dark_mode"}
+    assert all(e.split == "train" for e in only) and len({e.seed for e in only}) == 3
+
+
 def test_every_rollout_of_a_group_starts_from_the_same_phone() -> None:
     episodes = task_episodes("train", 2, 3, ids=["notes.delete", "shop.add_to_cart"])
     trajectories = start_groups(episodes, 3)

@@ -91,10 +91,12 @@ class GRPOConfig(_Section):
 class TaskGRPOConfig(_Section):
     """Stage 3: multi-turn task-level GRPO in the simulated phone (algorithm knobs come from `grpo`)."""
 
+    suite: str | None = Field("inquire-sim", description="inquire-sim or nav-sim (null: take turns over the specs)")
     specs: str | None = Field(None, description="folder of task spec YAML files (null: the packaged specs)")
-    tasks: list[str] = Field(default_factory=list, description="task ids to train on (empty: every spec)")
+    tasks: list[str] = Field(default_factory=list, description="only these task ids (empty: all the suite's tasks)")
     train_episodes: int = Field(64, ge=1, description="task episodes (seeded) drawn from the train split")
-    eval_episodes: int = Field(8, ge=0, description="held-out test-split episodes judged at each evaluation")
+    eval_episodes: int = Field(8, ge=0, description="held-out episodes played greedily and judged at each evaluation")
+    eval_split: Literal["test", "unseen-app"] = Field("test", description="the split evaluation episodes come from")
     tasks_per_step: int = Field(2, ge=1, description="task episodes per optimizer step; each is played G times")
     steps: int = Field(20, ge=1, description="optimizer steps (run.max_steps caps it)")
     max_turns: int = Field(8, ge=1, description="step budget per episode (the task's max_steps caps it too)")

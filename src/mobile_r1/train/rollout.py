@@ -48,10 +48,13 @@ class RolloutSettings:
 # ----- task episodes (the adapter to mobile_r1.tasks) ------------------------------------------------------------------
 
 
-def task_episodes(split: str, count: int, seed: int, specs: str | None = None, ids: Sequence[str] = ()) -> list[Any]:
-    """`count` task episodes of `split`: task families in turn (all specs, or those in `ids`), templates and seeds varied.
+def task_episodes(split: str, count: int, seed: int, specs: str | None = None, ids: Sequence[str] = (),
+                  suite: str | None = None) -> list[Any]:
+    """`count` task episodes of `split` (train, test, unseen-app), reproducible from `seed`.
 
-    `specs` is a folder of task spec YAML files (default: the packaged ones).
+    With a `suite` (inquire-sim, nav-sim) they are the suite's balanced split (`mobile_r1.tasks.suites.build_split`),
+    restricted to the task ids in `ids` when given. Without one, the task families (every spec under `specs`, default
+    the packaged ones, or those in `ids`) take turns, with templates and seeds varied.
     """
     from mobile_r1.tasks import load_specs, make_episode
 
@@ -64,8 +67,14 @@ def task_episodes(split: str, count: int, seed: int, specs: str | None = None, i
             raise ConfigError(f"unknown task id(s) {sorted(missing)}; list them with `mobile-r1 sim tasks`")
     if not families:
         raise ConfigError("no task specs to train on; check task_grpo.specs / task_grpo.tasks")
+    if suite is not None:
+        from mobile_r1.tasks.suites import build_split
+
+        return build_split(suite, split, seed, size=count, specs=families)
     n = len(families)
-    return [make_episode(families[i % n], split, i // n, seed + i) for i in range(count)]
+    base = (0 if split == "train" else 10**7) + 1000 * seed
+    templates = "train" if split == "train" else "test"
+    return [make_episode(families[i % n], templates, i // n, base + i) for i in range(count)]
 
 
 # ----- records ---------------------------------------------------------------------------------------------------------

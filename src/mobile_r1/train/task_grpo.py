@@ -237,8 +237,9 @@ class TaskGRPORunner:
             render=config.data.observation_mode == "image",
         )
         seed = config.run.seed
-        self.train_episodes = task_episodes("train", t.train_episodes, seed * 1000, t.specs, t.tasks)
-        self.eval_episodes = task_episodes("test", t.eval_episodes, 10**6 + seed * 1000, t.specs, t.tasks) if t.eval_episodes else []
+        self.train_episodes = task_episodes("train", t.train_episodes, seed, t.specs, t.tasks, t.suite)
+        self.eval_episodes = (task_episodes(t.eval_split, t.eval_episodes, seed, t.specs, t.tasks, t.suite)
+                              if t.eval_episodes else [])
         rank, world = accelerator.process_index, accelerator.num_processes
         pool = self.train_episodes
 
@@ -308,7 +309,8 @@ def train_task_grpo(
     if output_dir:
         config.run.output_dir = output_dir
     run_dir = Path(config.run.output_dir)
-    task_episodes("train", 1, 0, config.task_grpo.specs, config.task_grpo.tasks)  # fail on unknown tasks before loading
+    t = config.task_grpo
+    task_episodes("train", 1, config.run.seed, t.specs, t.tasks, t.suite)  # fail on unknown tasks before loading
     if (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
     accelerator = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=config.run.mixed_precision)
