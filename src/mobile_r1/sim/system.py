@@ -105,6 +105,7 @@ class Phone:
         self._digests: dict[str, tuple[bytes, bytes]] = {}
         self._status: tuple[tuple[Any, ...], Widget] | None = None
         self._nav: Widget | None = None
+        self._home: tuple[tuple[Any, ...], Widget, Layout] | None = None  # the laid-out launcher, reused
         self.reset(seed)
 
     # ----- lifecycle -------------------------------------------------------------------------------------
@@ -660,9 +661,16 @@ class Phone:
         content_h = self.height - STATUS_H - NAV_H - (KEYBOARD_H if keyboard else 0)
         lay = Layout(theme, frame["scroll"] if frame else st.apps.setdefault("_launcher_scroll", {}),
                      frame["fields"] if frame else {}, frame["focus"] if frame else None)
+        placed = False
         if st.mode == "home":
-            lay = Layout(_launcher_theme(bool(self.system.get("dark_mode"))))
-            content, pkg = self._launcher(lay), LAUNCHER_PKG
+            dark = bool(self.system.get("dark_mode"))
+            sig = (st.launcher_page, tuple(st.launcher_order), self.clock_text(), dark, st.seed, self.randomize)
+            if self._home is None or self._home[0] != sig:
+                home_lay = Layout(_launcher_theme(dark))
+                home = self._launcher(home_lay)
+                home.place(0, STATUS_H, self.width, content_h, home_lay)
+                self._home = (sig, home, home_lay)
+            content, lay, pkg, placed = self._home[1], self._home[2], LAUNCHER_PKG, True
         elif st.mode == "recents":
             lay = Layout(self.theme_for(None))
             content, pkg = self._recents(lay), "com.sim.recents"
@@ -677,7 +685,8 @@ class Phone:
             else:
                 with spacing(theme.spacing):
                     content = app.render(frame["screen"], ctx)
-        content.place(0, STATUS_H, self.width, content_h, lay)
+        if not placed:
+            content.place(0, STATUS_H, self.width, content_h, lay)
         roots: list[tuple[Widget, str]] = [(content, pkg)]
         lays: dict[int, Layout] = {id(content): lay}
         sys_lay = Layout(self.theme_for(None))
