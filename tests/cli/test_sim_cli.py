@@ -62,3 +62,10 @@ def test_play_reads_piped_actions(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "unknown action or command 'bogus'" in out
     assert (tmp_path / "x.png").is_file()
     assert sum(line.startswith("> ") for line in out.splitlines()) == 4  # quit stops before the last line
+
+
+def test_render_randomized_differs_from_canonical(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    assert main(["sim", "render", "--app", "settings", "--out", str(a)]) == 0
+    assert main(["sim", "render", "--app", "settings", "--seed", "4", "--randomize", "--out", str(b)]) == 0
+    assert Image.open(a).tobytes() != Image.open(b).tobytes()

@@ -228,3 +228,29 @@ def test_status_bar_clock_follows_simulated_time() -> None:
     assert T.find(env, id="clock").text == "09:41"
     env.step(Action.wait(120))
     assert T.find(env, id="clock").text == "09:43"
+
+
+def test_recents_clear_all_forgets_stacks() -> None:
+    env = env_with()
+    env.reset(app="Settings")
+    T.tap_text(env, "Display")
+    env.step(Action.open("Notes"))
+    env.step(Action.system_button("Menu"))
+    assert [e.content_desc for e in T.find_all(env, id="task")] == ["Notes", "Settings"]
+    T.tap_id(env, "clear_all")
+    assert env.phone.activity() == "launcher" and env.phone.state.recents == []
+    env.step(Action.open("Settings"))
+    assert env.phone.activity() == "settings/home"
+
+
+def test_menu_item_and_dialog_handlers_survive_snapshot_restore() -> None:
+    env = env_with()
+    env.reset(app="Notes")
+    T.tap(env, id="note")
+    T.tap_id(env, "delete")  # the confirm dialog is open in the snapshot
+    snap = env.snapshot()
+    n = len(env.phone.app_state("notes")["notes"])
+    for _ in range(2):
+        env.restore(snap)
+        T.tap(env, id="button2")
+        assert len(env.phone.app_state("notes")["notes"]) == n - 1
