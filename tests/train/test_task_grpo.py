@@ -176,6 +176,9 @@ def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: 
         assert key in train[0]
     assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2]
     assert (tmp_path / "run" / "final").is_dir() and (tmp_path / "run" / "checkpoints" / "step-1").is_dir()
+    played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["group"]) for r in played] == [(1, 0), (1, 0), (2, 0), (2, 0)]
+    assert all(r["episode"].startswith("settings.dark_mode/train") and len(r["turns"]) == 2 for r in played)
 
 
 def test_unknown_task_ids_are_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -184,3 +187,43 @@ def test_unknown_task_ids_are_a_config_error(tmp_path: Path, capsys: pytest.Capt
     assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 2
     shown = capsys.readouterr()
     assert "no.such.task" in shown.err and "Traceback" not in shown.err
+
+
+class Killed(Exception):
+    pass
+
+
+@pytest.mark.slow
+def test_a_resumed_stage3_run_replays_what_the_killed_one_would_have(tmp_path: Path) -> None:
+    from mobile_r1.train.task_grpo import train_task_grpo
+
+    def config(name: str) -> TrainConfig:
+        return TrainConfig.model_validate({
+            "data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1},
+            "optim": {"lr": 1e-3, "scheduler": "linear"},
+            "grpo": {"num_generations": 2, "max_completion_length": 6, "micro_batch_size": 8, "beta": 0.0},
+            "task_grpo": {"suite": "nav-sim", "tasks": ["settings.dark_mode", "notes.pin"], "train_episodes": 4,
+                          "eval_episodes": 0, "tasks_per_step": 1, "steps": 3, "max_turns": 2, "format_weight": 1.0},
+            "run": {"output_dir": str(tmp_path / name), "tensorboard": False, "save_every": 1},
+        })
+
+    def records(name: str) -> list[dict[str, Any]]:
+        lines = (tmp_path / name / "metrics.jsonl").read_text().splitlines()
+        return [r for r in map(json.loads, lines) if r["kind"] == "train"]
+
+    train_task_grpo(config("straight"), progress=False)
+
+    def kill(step: int, metrics: dict[str, float]) -> None:
+        if step == 2:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train_task_grpo(config("killed"), progress=False, on_step=kill)
+    train_task_grpo(config("killed"), progress=False, resume=True)
+    ours, reference = records("killed"), records("straight")
+    assert [r["step"] for r in ours] == [1, 2, 3]
+    for a, b in zip(ours, reference):
+        for key in ("loss", "reward_mean", "completion_length", "lr", "format_valid"):
+            assert a[key] == pytest.approx(b[key], abs=1e-6), (a["step"], key)
+    played = [json.loads(line)["step"] for line in (tmp_path / "killed" / "trajectories.jsonl").read_text().splitlines()]
+    assert played == [1, 1, 2, 2, 3, 3]

@@ -17,6 +17,7 @@ One rollout per optimizer step:
 
 from __future__ import annotations
 
+import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -160,7 +161,8 @@ class TaskRolloutSource:
     gigpo_weight: float = 1.0
     sampler: Sampler | None = None
     step: int = 0
-    last: list[Trajectory] | None = None  # the trajectories of the latest rollout (for inspection)
+    last: list[Trajectory] | None = None  # the trajectories of the latest rollout and their rewards (for inspection)
+    last_rewards: list[float] | None = None
 
     def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
         g = settings.num_generations
@@ -177,7 +179,7 @@ class TaskRolloutSource:
             for turn, adv in zip(t.turns, advantages[i])
             if turn.completion_ids
         ]
-        self.last = trajectories
+        self.last, self.last_rewards = trajectories, rewards
         r = torch.tensor(rewards)
         metrics = episode_metrics(trajectories, verdicts)
         metrics.update(
@@ -202,6 +204,22 @@ def evaluate_tasks(policy: Policy, view: ModelView, episodes: Sequence[Any], set
     verdicts = [t.judge().verdict for t in trajectories]
     out = episode_metrics(trajectories, verdicts, prefix="eval_")
     out["eval_isr"] = sum(v.inquiry in ("asked", "not_needed") for v in verdicts) / len(verdicts)
+    return out
+
+
+def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[float], step: int) -> list[dict[str, Any]]:
+    """One JSON-ready record per trajectory (what `trajectories.jsonl` in the run directory holds)."""
+    out = []
+    for t, reward in zip(trajectories, rewards):
+        v = t.judge().verdict
+        out.append({
+            "step": step, "episode": t.episode.id, "group": t.group, "instruction": t.episode.instruction,
+            "reward": reward, "success": v.success, "score": v.score, "inquiry": v.inquiry,
+            "safety_violation": v.safety_violation, "reason": v.reason,
+            "turns": [{"text": turn.text, "action": turn.action.to_arguments() if turn.action else None,
+                       "format": turn.format_reward, "error": turn.error, "user_reply": turn.user_reply}
+                      for turn in t.turns],
+        })
     return out
 
 
@@ -295,8 +313,8 @@ def train_task_grpo(
     progress: bool = True,
     sampler: Sampler | None = None,
 ) -> Any:
-    """Run stage 3 from a config into `run.output_dir` (config.yaml, metrics.jsonl, tensorboard/, checkpoints/,
-    final/), like `mobile_r1.train.run.train` does for the other stages. Returns a `RunResult`."""
+    """Run stage 3 from a config into `run.output_dir` (config.yaml, metrics.jsonl, trajectories.jsonl, tensorboard/,
+    checkpoints/, final/), like `mobile_r1.train.run.train` does for the other stages. Returns a `RunResult`."""
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
@@ -343,6 +361,7 @@ def train_task_grpo(
             raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
         start = loop.load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler)
         log.truncate_after(start)
+        _truncate_jsonl(run_dir / "trajectories.jsonl", start)
     last: dict[str, float] = {}
     last_eval: dict[str, float] = {}
     if start == 0 and runner.eval_episodes:
@@ -358,6 +377,9 @@ def train_task_grpo(
             last = metrics
             if done % config.run.log_every == 0 or done == total:
                 log.log("task-grpo", "train", done, metrics)
+            if main and runner.source.last is not None:
+                _append_jsonl(run_dir / "trajectories.jsonl",
+                              trajectory_records(runner.source.last, runner.source.last_rewards or [], done))
             bar.update(task, completed=done, info=_summary(metrics))
             if runner.eval_episodes and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
                 last_eval = runner.evaluate()
@@ -374,6 +396,19 @@ def train_task_grpo(
         policy.save_pretrained(run_dir / "final")
     log.close()
     return loop.RunResult(run_dir, total, last, last_eval, main)
+
+
+def _truncate_jsonl(path: Path, step: int) -> None:
+    """Drop trajectory records past `step` (a resumed run plays those steps again)."""
+    if path.is_file():
+        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        path.write_text("".join(ln + "\n" for ln in lines if json.loads(ln)["step"] <= step), encoding="utf-8")
+
+
+def _append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record) + "\n")
 
 
 def _summary(metrics: dict[str, float]) -> str:
