@@ -82,6 +82,8 @@ class Theme:
                 radius=rng.choice((0, 12, 24, 36)),
                 spacing=rng.choice((0.8, 0.9, 1.0, 1.1, 1.2)),
                 surface=rng.choice(((242, 243, 247), (245, 245, 245), (238, 242, 246), (248, 244, 240))),
+                bg=rng.choice(((255, 255, 255), (251, 251, 253), (253, 251, 247), (248, 250, 252))),
+                text=rng.choice(((28, 28, 32), (20, 20, 20), (33, 37, 41), (40, 36, 32))),
             )
         return theme.darkened() if dark else theme
 
