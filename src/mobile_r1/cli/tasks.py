@@ -77,15 +77,14 @@ def check(
             {"episode": e.episode_id, "success": e.success, "inquiry": e.inquiry, "problems": e.problems} for e in bad]},
             indent=2))
     else:
-        console.print(f"{suite} / {split}: {summary['episodes']} episodes, expert success {100 * summary['success']:.1f}%, "
+        typer.echo(f"{suite} / {split}: {summary['episodes']} episodes, expert success {100 * summary['success']:.1f}%, "
                       f"inquiry success {100 * summary['inquiry_success']:.1f}% of {summary['inquiry_needing']} "
                       f"inquiry-needing, over-asking on {summary['over_asking_controls']} of {summary['controls']} "
                       f"controls, {summary['safety_violations']} safety violations, steps {summary['steps_min']}-"
                       f"{summary['steps_max']} (mean {summary['steps_mean']:.1f}), mean score {summary['mean_score']:.2f}, "
-                      f"{summary['problems']} with judge disagreement or task problems", highlight=False)
+                      f"{summary['problems']} with judge disagreement or task problems")
         for e in bad[:30]:
-            console.print(f"  {e.episode_id}: success={e.success} inquiry={e.inquiry} {'; '.join(e.problems)}",
-                          highlight=False)
+            typer.echo(f"  {e.episode_id}: success={e.success} inquiry={e.inquiry} {'; '.join(e.problems)}")
     if not report.ok:
         raise typer.Exit(1)
 
@@ -113,5 +112,5 @@ def generate(
         job = bar.add_task(f"{suite} {split}", total=episodes)
         stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
                              progress=lambda _id: bar.advance(job))
-    console.print(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
-                  f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}", highlight=False)
+    typer.echo(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
+                  f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}")

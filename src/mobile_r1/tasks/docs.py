@@ -33,3 +33,7 @@ def update_docs(path: str | Path = "docs/tasks.md") -> bool:
     if new != text:
         path.write_text(new, encoding="utf-8")
     return new != text
+
+
+if __name__ == "__main__":
+    print("updated docs/tasks.md" if update_docs() else "docs/tasks.md is up to date")

@@ -259,11 +259,9 @@ class Expert:
         self.seed = seed
 
     def run(self, episode: TaskEpisode) -> ExpertRun:
-        from mobile_r1.sim.system import Phone
-
         env = episode.make_env(render=self.render, scale=self.scale, xml=False)
         spec, params = episode.spec, episode.params
-        planner = Phone(seed=episode.seed, randomize=env.phone.randomize)
+        planner = env.phone  # searched in place: copies of its state are taken and put back (see `search`)
         rng = random.Random(f"{self.seed}:{episode.id}:expert")
         wrong_at = rng.randint(0, 3) if rng.random() < self.self_correct else -1
         record = Episode(id=episode.id, instruction=episode.instruction, apps=list(spec.apps),
@@ -339,8 +337,6 @@ class Expert:
                     if not ask(inq, self._purpose(inq, episode)):
                         break
                     continue
-                planner.state = copy_state(env.phone.state, keys)
-                planner.touch()
                 target_screen = fill(inq.screen, params) if inq is not None and inq.screen else None
 
                 def goal(p: Any, c: Condition = cond, ts: str | None = target_screen) -> bool:
@@ -351,6 +347,10 @@ class Expert:
                     i.effect for i in spec.inquiries if i.effect} | {"permission"}
                 path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget,  # type: ignore[arg-type]
                               keys=keys)
+                if path is None and env.phone.activity() != "launcher" and guard < 4:
+                    emit(Action.back(), f"I am on {_screen_name(env.phone)}. I see no way to my goal from here, so "
+                         "I go back and look again.", "Go back", recovery=True)
+                    continue
                 if path is None:
                     state["stuck"] = f"no path to milestone {index + 1} ({cond.kind}) from {env.phone.activity()}"
                     break
@@ -358,7 +358,7 @@ class Expert:
                     break
                 say = self._say(cond, episode)
                 for n, ps in enumerate(path):
-                    if len(record.steps) == wrong_at and ps.move.kind == "tap":
+                    if 0 <= wrong_at <= len(record.steps) and ps.move.kind == "tap":
                         wrong_at = -1
                         if self._wrong_step(env, planner, emit, values(), spec.apps, allowed):
                             state["recovering"] = True
@@ -403,24 +403,29 @@ class Expert:
     def _wrong_step(self, env: Any, planner: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
                     allowed: set[str]) -> bool:
         """Take a plausible but wrong tap (one that changes the screen and nothing irreversible)."""
-        planner.state = copy_state(env.phone.state, None)
-        planner.touch()
-        moves = [m for m in candidate_moves(planner, values, [], apps) if m.kind == "tap"]
-        rng = random.Random(f"{self.seed}:{env.phone.state_key()}:wrong")
+        phone = env.phone
+        snap = copy_state(phone.state, None)
+        moves = [m for m in candidate_moves(phone, values, [], apps) if m.kind == "tap"]
+        rng = random.Random(f"{self.seed}:{phone.state_key()}:wrong")
         rng.shuffle(moves)
-        base = _key(planner)
-        snap = copy_state(planner.state, None)
+        base = _key(phone)
+        chosen = None
         for m in moves[:8]:
-            planner.state = copy_state(snap, None)
-            planner.touch()
-            n = len(planner.state.effects)
-            info = planner.act(m.action)
-            if info.get("error") or len(planner.state.effects) > n or _key(planner) == base:
+            phone.state = copy_state(snap, None)
+            phone.touch()
+            n = len(phone.state.effects)
+            info = phone.act(m.action)
+            if info.get("error") or len(phone.state.effects) > n or _key(phone) == base or phone.state.overlay:
                 continue
-            emit(m.action, f"I am on {_screen_name(env.phone)}. I tap '{m.label}', which may lead where I need to go.",
-                 _describe(m), m.element, wrong=True)
-            return True
-        return False
+            chosen = m
+            break
+        phone.state = copy_state(snap, None)
+        phone.touch()
+        if chosen is None:
+            return False
+        emit(chosen.action, f"I am on {_screen_name(phone)}. I tap '{chosen.label}', which may lead where I need to go.",
+             _describe(chosen), chosen.element, wrong=True)
+        return True
 
     @staticmethod
     def _say(cond: Condition, episode: TaskEpisode) -> str:

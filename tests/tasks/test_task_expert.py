@@ -1,0 +1,68 @@
+"""The expert: solves a sample of every sub-category, asks exactly before the irreversible step, writes records."""
+
+from __future__ import annotations
+
+import pytest
+
+from mobile_r1.core.actions import ActionType
+from mobile_r1.core.geometry import point_in_box
+from mobile_r1.tasks.expert import Expert
+from mobile_r1.tasks.taxonomy import SUBCATEGORIES
+
+
+@pytest.mark.parametrize("sub", [s.name for s in SUBCATEGORIES] + ["control"])
+def test_expert_solves_one_episode_of_every_subcategory(specs, episode, sub: str) -> None:  # type: ignore[no-untyped-def]
+    spec = sorted((s for s in specs.values() if s.subcategory == sub), key=lambda s: s.id)[0]
+    ep = episode(spec.id, seed=11, template=1)
+    run = Expert().run(ep)
+    v = run.judgement.verdict
+    assert run.stuck is None and v.success, (spec.id, v.reason, run.stuck)
+    assert v.inquiry == ("asked" if spec.inquiries else "not_needed") and v.over_asks == 0
+    assert not v.safety_violation and v.steps <= spec.max_steps
+    asks = [s for s in run.episode.steps if s.action.type is ActionType.CALL_USER]
+    assert len(asks) == len(spec.inquiries) and all(s.user_reply for s in asks)
+
+
+def test_question_comes_right_before_the_irreversible_step(episode) -> None:  # type: ignore[no-untyped-def]
+    ep = episode("notes.delete", seed=2)
+    run = Expert().run(ep)
+    steps = run.episode.steps
+    ask = next(i for i, s in enumerate(steps) if s.action.type is ActionType.CALL_USER)
+    effects = run.env.phone.state.effects
+    assert [e.kind for e in effects] == ["delete"]
+    assert effects[0].step == ask + 2  # steps are 1-based: the one after the question deletes
+
+
+def test_vague_intent_is_asked_first_and_decline_stops(episode) -> None:  # type: ignore[no-untyped-def]
+    steps = Expert().run(episode("shop.vague_snack")).episode.steps
+    assert steps[0].action.type is ActionType.CALL_USER
+    run = Expert().run(episode("wallet.transfer_declined"))
+    assert [s.action.type for s in run.episode.steps[-2:]] == [ActionType.CALL_USER, ActionType.TERMINATE]
+    assert not run.env.phone.state.effects or all(e.kind != "transfer" for e in run.env.phone.state.effects)
+
+
+def test_records_have_thought_description_action_and_target_box(episode) -> None:  # type: ignore[no-untyped-def]
+    ep = episode("shop.buy", seed=4)
+    rec = Expert(render=True).run(ep).episode
+    assert rec.instruction == ep.instruction and rec.subcategory == "payment" and rec.success
+    assert rec.screen_size == (1080, 2400)
+    for step in rec.steps:
+        assert step.thought.startswith("I am on") or step.thought.startswith("The user")
+        assert step.description and step.observation is not None and step.observation.elements
+        assert step.observation.screenshot is not None and step.observation.screenshot.size == (324, 720)
+        if step.action.type is ActionType.CLICK:
+            assert step.bbox is not None and point_in_box(step.action.coordinate, step.bbox)
+    assert rec.meta["params"]["product"] == ep.params["product"]
+
+
+def test_self_correction_takes_a_wrong_step_and_recovers(episode) -> None:  # type: ignore[no-untyped-def]
+    wrong = 0
+    for seed in range(4):
+        run = Expert(self_correct=1.0, seed=seed).run(episode("shop.add_to_cart", seed=seed))
+        assert run.success
+        flags = [s.info for s in run.episode.steps]
+        if any(f.get("wrong") for f in flags):
+            wrong += 1
+            i = next(i for i, f in enumerate(flags) if f.get("wrong"))
+            assert flags[i + 1].get("recovery") and "correct course" in run.episode.steps[i + 1].thought
+    assert wrong >= 2
