@@ -92,3 +92,16 @@ def test_resumed_run_continues_where_the_killed_one_stopped(tmp_path: Path, epis
         for key in ("loss", "reward_mean", "completion_length", "lr", "kl"):
             assert ours[key] == pytest.approx(ref[key], abs=1e-6), (ours["step"], key)
     assert (resumed.run_dir / "final" / "config.json").is_file()
+
+
+def test_sampled_held_out_reward_is_seeded_and_leaves_the_rng_alone(episodes: list[Episode]) -> None:
+    from mobile_r1.train.action_grpo import held_out_reward
+
+    policy = load_policy("tiny-lm")
+    examples = step_examples(episodes, PromptSettings(history_window=0))[:2]
+    settings = GRPOSettings(max_completion_length=8)
+    state = torch.get_rng_state()
+    first = held_out_reward(policy, examples, "inquire-mobile", "inquire", 8, settings, samples=2, seed=5)
+    assert torch.equal(torch.get_rng_state(), state)
+    second = held_out_reward(policy, examples, "inquire-mobile", "inquire", 8, settings, samples=2, seed=5)
+    assert first == second and "eval_sampled_reward" in first and -1.0 <= first["eval_sampled_reward"] <= 3.0

@@ -8,7 +8,7 @@ per-token (`dapo`) loss, k3 KL.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -73,8 +73,12 @@ class LabelledStepSource:
 
 
 @torch.no_grad()
-def held_out_reward(policy: Policy, examples: list[StepExample], reward: str, dialect: str, max_new_tokens: int) -> dict[str, float]:
-    """Greedy completions on fixed held-out steps: mean reward, its parts, and the format-valid rate."""
+def held_out_reward(policy: Policy, examples: list[StepExample], reward: str, dialect: str, max_new_tokens: int,
+                    settings: GRPOSettings | None = None, samples: int = 0, seed: int = 0) -> dict[str, float]:
+    """Greedy completions on fixed held-out steps: mean reward, its parts, and the format-valid rate.
+
+    With `samples` > 0, also the mean reward of that many seeded samples per step (`sampled_held_out_reward`).
+    """
     preset = get_preset(reward)
     parser = get_dialect(dialect)
     model = unwrap(policy.model)
@@ -96,7 +100,31 @@ def held_out_reward(policy: Policy, examples: list[StepExample], reward: str, di
     out = {"eval_reward": sum(r.total for r in results) / n, "eval_format_valid": valid / n}
     for name in ("format", "accuracy"):
         out[f"eval_reward_{name}"] = sum(r.get(name) for r in results) / n
+    if samples and settings is not None and examples:
+        out.update(sampled_held_out_reward(policy, examples, reward, dialect, settings, samples, seed))
     return out
+
+
+@torch.no_grad()
+def sampled_held_out_reward(policy: Policy, examples: list[StepExample], reward: str, dialect: str,
+                            settings: GRPOSettings, samples: int, seed: int = 0) -> dict[str, float]:
+    """Mean reward of `samples` completions per held-out step at the training temperature, with a fixed seed.
+
+    This is the quantity GRPO raises; the seed is fixed and the global RNG left untouched, so evaluations at
+    different steps see the same random stream.
+    """
+    preset = get_preset(reward)
+    parser = get_dialect(dialect)
+    prompts = [encode_prompt(policy, e.messages, e.images) for e in examples]
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        completions = generate(policy, prompts, replace(settings, num_generations=samples))
+    totals, valid = [], 0
+    for i, ids in enumerate(completions):
+        text = decode_completion(policy, ids)
+        totals.append(score(preset, text, examples[i // samples]).total)
+        valid += int(parser.parse(text).ok)
+    return {"eval_sampled_reward": sum(totals) / len(totals), "eval_sampled_format_valid": valid / len(totals)}
 
 
 def grpo_settings(config: TrainConfig) -> GRPOSettings:
@@ -165,4 +193,5 @@ class ActionGRPORunner:
 
     def evaluate(self) -> dict[str, float]:
         return held_out_reward(self.policy, self.held_out, self.config.grpo.reward, self.config.data.dialect,
-                               self.config.grpo.max_completion_length)
+                               self.config.grpo.max_completion_length, self.settings, self.config.grpo.eval_samples,
+                               self.config.run.seed)

@@ -86,6 +86,7 @@ class GRPOConfig(_Section):
     beta: float = Field(0.04, ge=0.0, description="k3 KL weight (0: no reference model)")
     num_iterations: int = Field(1, ge=1, description="optimizer steps per rollout")
     micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
+    eval_samples: int = Field(0, ge=0, description="also score this many seeded samples per held-out step (0: greedy only)")
 
 
 class TaskGRPOConfig(_Section):
