@@ -25,7 +25,7 @@ from mobile_r1.tasks.judge import Judgement, judge
 from mobile_r1.tasks.spec import Condition, Inquiry, fill
 from mobile_r1.tasks.state import check, match_detail
 
-SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/")
+SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/", "com.sim.launcher:id/")  # apps open by name
 
 
 @dataclass(slots=True)
@@ -140,7 +140,7 @@ def _key(phone: Any) -> str:
 def copy_state(state: Any, keys: set[str] | None) -> Any:
     """A copy of a PhoneState deep only where planning can change it: the apps in `keys`, settings, permissions.
 
-    The other apps' states and back stacks are shared with the original (the planner never opens those apps),
+    The other apps' states are shared with the original (the planner opens only the task's apps),
     which makes a copy several times cheaper than `Phone.snapshot()`. `keys=None` copies everything.
     """
     if keys is None:
@@ -148,7 +148,7 @@ def copy_state(state: Any, keys: set[str] | None) -> Any:
     new = copy.copy(state)
     deep = lambda k: k in keys or k.startswith("_") or k == "settings"  # noqa: E731
     new.apps = {k: copy.deepcopy(v) if deep(k) else v for k, v in state.apps.items()}
-    new.stacks = {k: copy.deepcopy(v) if deep(k) else v for k, v in state.stacks.items()}
+    new.stacks = copy.deepcopy(state.stacks)
     new.permissions = copy.deepcopy(state.permissions)
     new.effects, new.log, new.answers = list(state.effects), list(state.log), list(state.answers)
     new.recents, new.launcher_order = list(state.recents), list(state.launcher_order)
