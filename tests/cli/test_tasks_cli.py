@@ -37,18 +37,19 @@ def test_sim_check_reports_the_expert_figures(capsys) -> None:  # type: ignore[n
 
 def test_data_generate_writes_records_screens_and_a11y(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "gen"
-    assert main(["data", "generate", "--suite", "inquire-sim", "--split", "train", "--episodes", "3", "--out", str(out),
-                 "--self-correct", "1.0"]) == 0
-    assert "wrote 3 episodes" in capsys.readouterr().out
+    assert main(["data", "generate", "--suite", "inquire-sim", "--split", "train", "--episodes", "2", "--out", str(out),
+                 "--self-correct", "1.0", "--scale", "0.15"]) == 0
+    assert "wrote 2 episodes" in capsys.readouterr().out
     episodes = load_episodes(out)
-    assert len(episodes) == 3
+    assert len(episodes) == 2
     for ep in episodes:
         assert ep.instruction and ep.category and ep.meta["split"] == "train"
         for i, step in enumerate(ep.steps):
             assert step.thought and step.description
             assert (out / "images" / step.observation.screenshot_path).is_file()  # type: ignore[union-attr, operator]
         assert len(list((out / "a11y").glob("*.txt"))) >= len(ep.steps)
-    assert json.loads((out / "generation.json").read_text())["written"] == 3
+    assert json.loads((out / "generation.json").read_text())["written"] == 2
+    assert any(s.info.get("wrong") for ep in episodes for s in ep.steps)
 
 
 def test_errors_are_one_line_messages(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -34,7 +34,7 @@ def tasks(
         return
     table = Table(title=f"{len(rows)} tasks" + (f" in {suite} ({split})" if suite else ""))
     for col in ("id", "apps", "category", "sub-category", "inquiries"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(r["id"], ", ".join(r["apps"]), r["category"], r["subcategory"], ", ".join(r["inquiries"]) or "-")
     console.print(table)
