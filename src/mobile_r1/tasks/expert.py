@@ -62,19 +62,25 @@ class ExpertRun:
 
 
 def _labels(elements: list[UIElement]) -> dict[int, str]:
-    """Each element's readable label: its own text/description, else the texts under it."""
+    """Each element's readable label: its own text/description, else the first two distinct texts under it."""
     kids: dict[int, list[UIElement]] = {}
     for e in elements:
         if e.parent is not None:
             kids.setdefault(e.parent, []).append(e)
 
-    def text_of(e: UIElement, depth: int = 0) -> str:
+    def parts_of(e: UIElement, depth: int = 0) -> list[str]:
         if e.label or depth > 3:
-            return e.label
-        parts = [text_of(k, depth + 1) for k in kids.get(e.id, [])]
-        return " ".join(p for p in parts if p)[:80]
+            return [e.label] if e.label else []
+        out: list[str] = []
+        for k in kids.get(e.id, []):
+            out.extend(parts_of(k, depth + 1))
+        return out
 
-    return {e.id: text_of(e) for e in elements}
+    labels = {}
+    for e in elements:
+        parts = list(dict.fromkeys(p.strip() for p in parts_of(e) if p.strip()))
+        labels[e.id] = " ".join(parts[:2])[:80]
+    return labels
 
 
 def _relevant(label: str, hints: list[str]) -> bool:
@@ -360,7 +366,7 @@ class Expert:
                 for n, ps in enumerate(path):
                     if 0 <= wrong_at <= len(record.steps) and ps.move.kind == "tap":
                         wrong_at = -1
-                        if self._wrong_step(env, planner, emit, values(), spec.apps, allowed):
+                        if self._wrong_step(env, emit, values(), spec.apps, {p.activity for p in path[n:]}):
                             state["recovering"] = True
                             break
                     inq = pending()
@@ -400,9 +406,9 @@ class Expert:
         record.meta["inquiry"] = j.verdict.inquiry
         return ExpertRun(record, j, state["stuck"], env)
 
-    def _wrong_step(self, env: Any, planner: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
-                    allowed: set[str]) -> bool:
-        """Take a plausible but wrong tap (one that changes the screen and nothing irreversible)."""
+    def _wrong_step(self, env: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
+                    planned: set[str]) -> bool:
+        """Take a plausible but wrong tap: one to a screen off the plan (`planned` activities), nothing irreversible."""
         phone = env.phone
         snap = copy_state(phone.state, None)
         moves = [m for m in candidate_moves(phone, values, [], apps) if m.kind == "tap"]
@@ -415,7 +421,8 @@ class Expert:
             phone.touch()
             n = len(phone.state.effects)
             info = phone.act(m.action)
-            if info.get("error") or len(phone.state.effects) > n or _key(phone) == base or phone.state.overlay:
+            if (info.get("error") or len(phone.state.effects) > n or _key(phone) == base or phone.state.overlay
+                    or phone.activity() in planned or phone.foreground is None):
                 continue
             chosen = m
             break
@@ -429,11 +436,10 @@ class Expert:
 
     @staticmethod
     def _say(cond: Condition, episode: TaskEpisode) -> str:
-        if cond.hint:
-            return f"to get to '{fill(cond.hint[0], episode.params)}'"
         if cond.kind == "screen":
-            return f"to reach the {str(fill(cond.screen, episode.params)).split('/')[-1].replace('_', ' ')} screen"
-        return f"to carry out '{episode.instruction}'"
+            screen = str(fill(cond.screen, episode.params)).split("/")[-1].replace("_", " ")
+            return f"to reach the {screen} screen"
+        return f"towards the goal: {episode.instruction}"
 
     @staticmethod
     def _thought(phone: Any, move: Move, say: str, state: dict[str, Any]) -> str:
