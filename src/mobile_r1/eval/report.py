@@ -77,7 +77,7 @@ def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: Sequ
             draw.ellipse([x - r, y - r, x + r, y + r], outline=(220, 38, 38), width=3)
             draw.ellipse([x - 2, y - 2, x + 2, y + 2], fill=(220, 38, 38))
     buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=72, optimize=True)
+    image.save(buffer, format="JPEG", quality=68, optimize=True)
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -90,18 +90,20 @@ def _arrow_head(draw: Any, a: tuple[float, float], b: tuple[float, float]) -> No
 
 
 # ----- tables and charts ----------------------------------------------------------------------------------------
-def _pct(rate: dict[str, Any] | Any) -> str:
+def _pct(rate: Any) -> str:
+    """A rate cell: the value, its 95% interval below it (and as the tooltip)."""
     if rate.n == 0:
-        return "–"
-    return f'{100 * rate.value:.1f}%<small>{100 * rate.low:.0f}–{100 * rate.high:.0f}</small>'
+        return "<td>–</td>"
+    ci = f"{100 * rate.low:.0f}–{100 * rate.high:.0f}"
+    return f'<td title="95% CI {ci}% (k={rate.k}, n={rate.n})">{100 * rate.value:.1f}%<small>{ci}</small></td>'
 
 
 def _mean(m: Any, top: float | None = None) -> str:
-    """A mean and its interval, clipped to the possible range [0, top] for display."""
+    """A mean cell with its interval, clipped to the possible range [0, top] for display."""
     if m.n == 0:
-        return "–"
+        return "<td>–</td>"
     low, high = max(0.0, m.low), m.high if top is None else min(top, m.high)
-    return f"{m.value:.2f}<small>{low:.1f}–{high:.1f}</small>"
+    return f'<td title="95% CI {low:.2f}–{high:.2f} (n={m.n})">{m.value:.2f}<small>{low:.1f}–{high:.1f}</small></td>'
 
 
 def _groups(runs: Sequence[RunData]) -> list[tuple[str, str, list[MetricSummary | None]]]:
@@ -130,15 +132,17 @@ def metrics_table(runs: Sequence[RunData]) -> str:
             if s is None:
                 cells.append('<td colspan="7" class="na">–</td>')
                 continue
-            cells.append(f"<td>{s.n}</td><td>{_pct(s.sr)}</td><td>{_pct(s.isr)}</td><td>{_pct(s.over_inquiry)}</td>"
-                         f"<td>{_pct(s.safety_violation)}</td><td>{_mean(s.mean_steps)}</td><td>{_mean(s.mean_score, 4.0)}</td>")
+            cells.append(f'<td class="n">{s.n}</td>{_pct(s.sr)}{_pct(s.isr)}{_pct(s.over_inquiry)}'
+                         f"{_pct(s.safety_violation)}{_mean(s.mean_steps)}{_mean(s.mean_score, 4.0)}")
         rows.append(f'<tr class="{css}"><th>{html.escape(label)}</th>{"".join(cells)}</tr>')
-    return f'<table class="metrics"><thead>{head1}{head2}</thead><tbody>{"".join(rows)}</tbody></table>'
+    compact = " compact" if len(runs) > 2 else ""
+    return (f'<div class="tw"><table class="metrics{compact}"><thead>{head1}{head2}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def category_chart(title: str, runs: Sequence[RunData], summaries: Sequence[MetricSummary | None]) -> str:
     """An inline SVG: per rate, one bar per run with its 95% interval as a whisker."""
-    bar, gap, label_w, plot_w = 12, 10, 118, 300
+    bar, gap, label_w, plot_w = 13, 10, 118, 300
     group_h = bar * len(runs) + gap
     height = 28 + group_h * len(RATES) + 22
     parts = [f'<svg class="chart" viewBox="0 0 {label_w + plot_w + 60} {height}" role="img" '
@@ -165,7 +169,8 @@ def category_chart(title: str, runs: Sequence[RunData], summaries: Sequence[Metr
             parts.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" class="ci"/>'
                          f'<line x1="{lo:.1f}" y1="{mid - 3}" x2="{lo:.1f}" y2="{mid + 3}" class="ci"/>'
                          f'<line x1="{hi:.1f}" y1="{mid - 3}" x2="{hi:.1f}" y2="{mid + 3}" class="ci"/>')
-            parts.append(f'<text x="{label_w + plot_w + 6}" y="{y + bar - 3}" class="val">{100 * rate.value:.0f}%</text>')
+            parts.append(f'<text x="{label_w + plot_w + 6}" y="{y + bar - 3}" class="val" fill="{color}">'
+                         f'{100 * rate.value:.0f}%</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -257,10 +262,14 @@ table.metrics{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #000
 .metrics small{display:block;color:#64748b;font-size:11px}.metrics tr.total{background:#eff6ff;font-weight:600}
 .metrics tr.needs{background:#fefce8}.metrics tr.sub th{padding-left:24px;color:#475569;font-weight:400}
 .metrics tr.cat th{font-weight:600}.metrics td.na{text-align:center;color:#94a3b8}
+.tw{overflow-x:auto;max-width:100%}.metrics tbody th,.metrics thead th.g{position:sticky;left:0;background:#fff;z-index:1}
+.metrics tr.total th{background:#eff6ff}.metrics tr.needs th{background:#fefce8}.metrics thead th.g{background:#f1f5f9}
+.metrics.compact small{display:none}.metrics.compact th,.metrics.compact td{padding:3px 6px}
+.metrics td.n{color:#64748b;border-left:1px solid #e2e8f0}
 .legend span{display:inline-block;margin-right:16px}.legend i{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:12px}
 figure{margin:0;background:#fff;padding:8px 10px;box-shadow:0 1px 2px #0001;border-radius:6px}
-svg.chart{width:100%;height:auto}.ct{font-weight:600;font-size:13px}.lbl,.val,.tick{font-size:11px;fill:#334155}
+svg.chart{width:100%;height:auto}.ct{font-weight:600;font-size:13px}.lbl,.tick{font-size:11px;fill:#334155}.val{font-size:10px;font-weight:600}
 .tick{text-anchor:middle;fill:#94a3b8}.grid{stroke:#e2e8f0}.ci{stroke:#0f172a;stroke-width:1.3}
 .filters{margin:6px 0 12px}.filters label{margin-right:14px}.filters select{margin-left:4px}
 details.ep{background:#fff;margin:6px 0;border-radius:6px;box-shadow:0 1px 2px #0001}
