@@ -40,7 +40,7 @@ class Suite:
 SUITES: dict[str, Suite] = {
     "inquire-sim": Suite(
         "inquire-sim", "When to ask: the 22 inquiry sub-categories plus control tasks where asking is over-asking.",
-        lambda s: True, {"train": 24, "test": 7, "unseen-app": 8}, {"train": 10, "test": 4, "unseen-app": 8}),
+        lambda s: s.category != "navigation", {"train": 24, "test": 7, "unseen-app": 8}, {"train": 10, "test": 4, "unseen-app": 8}),
     "nav-sim": Suite(
         "nav-sim", "Multi-step navigation without inquiries (3 to 15 expert steps).",
         lambda s: s.category in ("control", "navigation"), {"train": 0, "test": 0, "unseen-app": 0},
