@@ -12,7 +12,8 @@ from mobile_r1.core.formats.native import load_episodes
 def test_sim_tasks_lists_tasks_with_categories(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["sim", "tasks", "--suite", "nav-sim", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows and all(r["category"] == "control" and not r["inquiries"] for r in rows)
+    assert rows and all(r["category"] in ("control", "navigation") and not r["inquiries"] for r in rows)
+    assert {"control", "navigation"} == {r["category"] for r in rows}
     assert main(["sim", "tasks", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {"risk", "privacy", "intention", "uncertainty", "combination", "control"} <= {r["category"] for r in rows}

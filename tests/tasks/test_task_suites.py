@@ -28,6 +28,8 @@ def test_inquire_sim_test_split_covers_every_subcategory_with_a_quarter_controls
 def test_nav_sim_test_split_has_only_tasks_without_inquiries() -> None:
     eps = build_split("nav-sim", "test")
     assert len(eps) >= 200 and all(not e.spec.inquiries for e in eps)
+    assert {e.spec.category for e in eps} == {"control", "navigation"}
+    assert all(e.spec.category != "navigation" for e in build_split("inquire-sim", "test"))
 
 
 @pytest.mark.parametrize("suite", ["inquire-sim", "nav-sim"])
