@@ -86,3 +86,12 @@ def test_duplicate_ids_and_unreadable_files(tmp_path: Path) -> None:
         load_spec(write(tmp_path, "- just a list", "c.yaml"))
     with pytest.raises(ConfigError, match="no such folder"):
         load_specs(tmp_path / "missing")
+
+
+def test_the_tasks_layer_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, mobile_r1.tasks, mobile_r1.tasks.run, mobile_r1.cli.tasks; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -15,7 +15,7 @@ import copy
 import heapq
 import itertools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from mobile_r1.core.actions import Action

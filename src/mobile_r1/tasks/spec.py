@@ -192,9 +192,6 @@ class TaskSpec(_Model):
                 missing = set(_PLACEHOLDER.findall(t)) - names
                 if missing:
                     raise ValueError(f"templates.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
-        for p in self.params.values():
-            if p.hidden:
-                continue
         if self.category == "control" and self.inquiries:
             raise ValueError("a control task needs no inquiry; remove `inquiries` or change the category")
         if self.category not in ("control", "navigation") and not self.inquiries:
