@@ -28,6 +28,7 @@ import torch
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.eval.metrics import INQUIRY_OUTCOMES
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig, load_config
@@ -41,9 +42,6 @@ from mobile_r1.train.rollout import (
     start_groups,
     task_episodes,
 )
-
-INQUIRY_OUTCOMES = ("asked", "missed", "not_needed", "over_asked")
-
 
 # ----- 3. the trajectory reward ----------------------------------------------------------------------------------------
 
