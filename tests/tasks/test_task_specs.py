@@ -59,6 +59,8 @@ def test_a_good_file_loads(tmp_path: Path) -> None:
     (("subcategory: control\n", "subcategory: control\ninquiries:\n  - {reply: confirm}\n"), "control task needs no inquiry"),
     (("{pick: \"notes.notes[*].title\"}", "{pick: \"x\", choice: [a]}"), "params.title"),
     (("apps: [Notes]", "apps: [Notes]\nmax_steps: 0"), "max_steps"),
+    (("subcategory: control", "subcategory: nonsense"), "not one of the 22"),
+    (("category: control\nsubcategory: control", "category: risk\nsubcategory: login"), "belongs to category 'privacy'"),
 ])
 def test_bad_files_name_the_file_and_field(tmp_path: Path, change: tuple[str, str], field: str) -> None:
     text = GOOD.replace(*change)

@@ -192,6 +192,14 @@ class TaskSpec(_Model):
                 missing = set(_PLACEHOLDER.findall(t)) - names
                 if missing:
                     raise ValueError(f"templates.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+        if self.category != "navigation":
+            from mobile_r1.tasks.taxonomy import CONTROL, SUBCATEGORIES
+
+            known = {sub.name: sub.category for sub in (*SUBCATEGORIES, CONTROL)}
+            if self.subcategory not in known:
+                raise ValueError(f"subcategory {self.subcategory!r} is not one of the 22 (see docs/tasks.md) or 'control'")
+            if known[self.subcategory] != self.category:
+                raise ValueError(f"subcategory {self.subcategory!r} belongs to category {known[self.subcategory]!r}")
         if self.category == "control" and self.inquiries:
             raise ValueError("a control task needs no inquiry; remove `inquiries` or change the category")
         if self.category not in ("control", "navigation") and not self.inquiries:
