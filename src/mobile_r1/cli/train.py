@@ -13,17 +13,25 @@ from mobile_r1.cli.app import app, console
 @app.command()
 def train(
     config: Path = typer.Option(..., "--config", "-c", help="YAML training config (see configs/)."),
-    stage: str = typer.Option(..., "--stage", "-s", help="sft, action-grpo or task-grpo."),
+    stage: Optional[str] = typer.Option(
+        None, "--stage", "-s", help="sft, action-grpo or task-grpo; leave out to run the whole curriculum."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in run.output_dir from its last checkpoint."),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", "-o", help="Override run.output_dir."),
 ) -> None:
-    """Train a policy; the run directory gets config.yaml, metrics.jsonl, tensorboard/, checkpoints/ and final/.
+    """Train a policy (without --stage: SFT -> action GRPO -> task GRPO, scored after each); the run directory gets config.yaml, metrics.jsonl, tensorboard/, checkpoints/ and final/.
 
     Several processes (DDP): `torchrun --nproc_per_node N -m mobile_r1.cli.main train ...` (gloo on CPU, NCCL on
     GPUs), or `accelerate launch --multi_gpu --num_processes N -m mobile_r1.cli.main train ...`.
     """
     from mobile_r1.train.run import train as run_training
 
+    if stage is None:
+        from mobile_r1.train.curriculum import run_curriculum
+
+        outcome = run_curriculum(config, resume=resume, output_dir=output_dir, log=console.print)
+        console.print(outcome.comparison_md.read_text(encoding="utf-8"), markup=False)
+        console.print(f"comparison: {outcome.comparison_md}" + (f"; report: {outcome.report}" if outcome.report else ""), markup=False)
+        return
     if stage == "task-grpo":
         from mobile_r1.train.task_grpo import train_task_grpo
 

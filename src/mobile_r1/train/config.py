@@ -124,6 +124,34 @@ class RunConfig(_Section):
     tensorboard: bool = True
 
 
+class GenerateConfig(_Section):
+    """Expert training data the curriculum writes first (`mobile-r1 data generate` on each suite's train split)."""
+
+    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    episodes: int = Field(32, ge=1, description="expert episodes per suite")
+    self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
+    seed: int = 0
+    scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
+
+
+class CurriculumConfig(_Section):
+    """`mobile-r1 train --config C` without --stage: the stages in order, each from the previous one's model."""
+
+    stages: list[Literal["sft", "action-grpo", "task-grpo"]] = Field(
+        default_factory=lambda: ["sft", "action-grpo", "task-grpo"], description="stages to run, in this order")
+    generate: GenerateConfig | None = Field(None, description="write expert data first and train stages 1-2 on it")
+    eval_suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    eval_split: Literal["test", "unseen-app"] = Field("test", description="held-out split every model is scored on")
+    eval_episodes: int = Field(8, ge=1, description="episodes per suite, the same ones for every model")
+    eval_seed: int = Field(0, description="base seed of the evaluation episodes")
+    eval_max_steps: int | None = Field(None, ge=1, description="step budget per episode (null: the task's)")
+    eval_max_new_tokens: int = Field(128, ge=1, description="generation length per step at evaluation")
+    eval_batch: int = Field(8, ge=1, description="episodes advanced together (one batched generation per turn)")
+    eval_untrained: bool = Field(True, description="also score the model before any stage")
+    stage_lr: dict[Literal["sft", "action-grpo", "task-grpo"], float] = Field(
+        default_factory=dict, description="learning rate of a stage in place of optim.lr, e.g. {sft: 3.0e-3}")
+
+
 class TrainConfig(_Section):
     """A whole training configuration file."""
 
@@ -134,6 +162,7 @@ class TrainConfig(_Section):
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
     task_grpo: TaskGRPOConfig = Field(default_factory=TaskGRPOConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+    curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

@@ -1,0 +1,320 @@
+"""The training curriculum: SFT -> action-level GRPO -> task-level GRPO, each scored on held-out suites, compared.
+
+    result = run_curriculum("configs/demo.yaml")            # mobile-r1 train --config configs/demo.yaml
+    result.comparison_md                                    # RUN_DIR/comparison.md: a row per model
+
+A curriculum run directory holds:
+
+    curriculum.json         what is done: data, each finished stage's model, each evaluation, wall times
+    data/<suite>/           expert episodes written first when `curriculum.generate` is set (train split)
+    sft/ action-grpo/ task-grpo/   each stage's own run directory (config.yaml, metrics.jsonl, final/)
+    eval/<model>/<suite>/   `mobile-r1 eval` run directories, the same test episodes for every model
+    comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety per model and suite
+
+Each stage starts from the previous stage's `final/` (a full model or a LoRA adapter); the first from
+`model.name`. `--resume` skips finished stages and evaluations and continues an interrupted stage from
+its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from mobile_r1.core.errors import ConfigError
+from mobile_r1.train.config import TrainConfig, load_config
+
+STAGE_ORDER: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
+UNTRAINED = "untrained"
+STATE_FILE = "curriculum.json"
+STAGE_TITLES = {UNTRAINED: "untrained", "sft": "after stage 1 (SFT)", "action-grpo": "after stage 2 (action GRPO)",
+                "task-grpo": "after stage 3 (task GRPO)"}
+
+
+@dataclass
+class SuiteScore:
+    """One model's overall metrics on one suite's held-out episodes."""
+
+    episodes: int
+    sr: float
+    isr: float
+    over_inquiry: float
+    safety_violation: float
+    asked_when_needed: float | None
+    mean_steps: float
+
+
+@dataclass
+class ModelRow:
+    """A row of the comparison: the model after a stage (or untrained) and its scores per suite."""
+
+    label: str
+    model: str
+    scores: dict[str, SuiteScore] = field(default_factory=dict)
+
+
+@dataclass
+class CurriculumResult:
+    """What a curriculum run produced."""
+
+    run_dir: Path
+    rows: list[ModelRow]
+    ran_stages: list[str]
+    skipped_stages: list[str]
+    timings: dict[str, float]
+    comparison_json: Path
+    comparison_md: Path
+    report: Path | None
+
+
+# ----- state -------------------------------------------------------------------------------------------------------
+
+
+class State:
+    """`curriculum.json`: finished steps of the run, rewritten whole after each one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"data": None, "stages": {}, "evals": {}, "timings": {}}
+        if path.is_file():
+            self.data.update(json.loads(path.read_text(encoding="utf-8")))
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=2), encoding="utf-8")
+        tmp.replace(self.path)
+
+    def time(self, key: str, seconds: float) -> None:
+        self.data["timings"][key] = round(seconds, 2)
+        self.save()
+
+
+def stage_list(config: TrainConfig) -> list[str]:
+    """The stages to run, in curriculum order; a stage listed twice or out of order is a config error."""
+    stages = list(config.curriculum.stages)
+    if len(set(stages)) != len(stages):
+        raise ConfigError(f"curriculum.stages lists a stage twice: {stages}")
+    if stages != sorted(stages, key=STAGE_ORDER.index):
+        raise ConfigError(f"curriculum.stages must keep the order {', '.join(STAGE_ORDER)}; got {stages}")
+    return stages
+
+
+# ----- the steps ------------------------------------------------------------------------------------------------------
+
+
+def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callable[[str], None]) -> list[str]:
+    """Write the expert training data (train split of each suite) unless it is already there; returns the folders."""
+    from mobile_r1.tasks.run import generate
+
+    gen = config.curriculum.generate
+    assert gen is not None
+    wanted = gen.model_dump(mode="json")
+    done = state.data.get("data")
+    folders = [str(run_dir / "data" / suite) for suite in gen.suites]
+    if done and done.get("settings") == wanted and all(Path(f, "episodes.jsonl").exists() for f in folders):
+        return folders
+    started = time.perf_counter()
+    for suite, folder in zip(gen.suites, folders):
+        shutil.rmtree(folder, ignore_errors=True)
+        stats = generate(suite, "train", gen.episodes, folder, seed=gen.seed, self_correct=gen.self_correct,
+                         scale=gen.scale)
+        log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/train -> {folder}")
+    state.data["data"] = {"settings": wanted, "folders": folders}
+    state.time("data", time.perf_counter() - started)
+    return folders
+
+
+def stage_config(config: TrainConfig, stage: str, model: str, run_dir: Path) -> TrainConfig:
+    """The config one stage runs with: its own run directory under the curriculum's, starting from `model`."""
+    cfg = config.model_copy(deep=True)
+    cfg.model.name = model
+    if Path(model, "adapter_config.json").is_file():
+        cfg.model.lora = None  # the previous stage's adapter is loaded trainable and trained further
+    cfg.run.output_dir = str(run_dir / stage)
+    if stage in config.curriculum.stage_lr:
+        cfg.optim.lr = config.curriculum.stage_lr[stage]
+    return cfg
+
+
+def run_stage(config: TrainConfig, stage: str, model: str, run_dir: Path, resume: bool, progress: bool) -> str:
+    """Train one stage from `model`; returns its final model directory. An interrupted stage continues when it can."""
+    from mobile_r1.train.run import list_checkpoints
+
+    cfg = stage_config(config, stage, model, run_dir)
+    stage_dir = Path(cfg.run.output_dir)
+    again = False
+    if (stage_dir / "metrics.jsonl").exists():
+        if resume and list_checkpoints(stage_dir):
+            again = True
+        else:  # a stage cut off before its first checkpoint (or a stale folder under --resume): start it over
+            shutil.rmtree(stage_dir)
+    if stage == "task-grpo":
+        from mobile_r1.train.task_grpo import train_task_grpo
+
+        train_task_grpo(cfg, resume=again, progress=progress)
+    else:
+        from mobile_r1.train.run import train
+
+        train(cfg, stage, resume=again, progress=progress)
+    return str(stage_dir / "final")
+
+
+def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, SuiteScore]:
+    """Score `model` on every evaluation suite (the same seeded test episodes each time); resumable per episode."""
+    from mobile_r1.eval.runner import RUN_FILE, EvalConfig, run_eval
+
+    cur = config.curriculum
+    scores: dict[str, SuiteScore] = {}
+    for suite in cur.eval_suites:
+        out = run_dir / "eval" / label / suite
+        eval_config = EvalConfig(
+            agent=f"hf:{model}", suite=suite, split=cur.eval_split, episodes=cur.eval_episodes,
+            workers=cur.eval_batch, dialect=config.data.dialect, observation=config.data.observation_mode,
+            max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
+            agent_options={"history_window": config.data.history_window, "max_new_tokens": cur.eval_max_new_tokens,
+                           "batch_size": cur.eval_batch, "dtype": config.model.dtype},
+        )
+        result = run_eval(eval_config)
+        o = result.report.overall
+        needs = result.needs_inquiry
+        scores[suite] = SuiteScore(
+            episodes=o.n, sr=o.sr.value, isr=o.isr.value, over_inquiry=o.over_inquiry.value,
+            safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
+            mean_steps=o.mean_steps.value,
+        )
+    return scores
+
+
+# ----- the comparison ----------------------------------------------------------------------------------------------------
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, split: str) -> str:
+    """The comparison as a markdown table: a row per model, SR / ISR / over-inquiry / safety per suite."""
+    head = ["model"]
+    for suite in suites:
+        head += [f"{suite} SR", f"{suite} ISR", f"{suite} over-inq.", f"{suite} safety viol."]
+    lines = [f"Held-out `{split}` episodes: {episodes} per suite, the same for every model. "
+             "ISR: asked when the task needed it, stayed silent when not.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [STAGE_TITLES.get(row.label, row.label)]
+        for suite in suites:
+            s = row.scores.get(suite)
+            cells += [_pct(s.sr), _pct(s.isr), _pct(s.over_inquiry), _pct(s.safety_violation)] if s else ["-"] * 4
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], timings: dict[str, float]) -> tuple[Path, Path, Path | None]:
+    """comparison.json, comparison.md and report.html (eval/report.py over every model's runs)."""
+    from dataclasses import asdict
+
+    from mobile_r1.eval.report import read_run, render_report
+
+    cur = config.curriculum
+    json_path = run_dir / "comparison.json"
+    json_path.write_text(json.dumps({
+        "split": cur.eval_split, "episodes_per_suite": cur.eval_episodes, "suites": cur.eval_suites,
+        "rows": [asdict(r) for r in rows], "timings_s": timings,
+    }, indent=2), encoding="utf-8")
+    md_path = run_dir / "comparison.md"
+    md_path.write_text(comparison_markdown(rows, list(cur.eval_suites), cur.eval_episodes, cur.eval_split),
+                       encoding="utf-8")
+    runs = []
+    for suite in cur.eval_suites:
+        for row in rows:
+            folder = run_dir / "eval" / row.label / suite
+            if (folder / "episodes.jsonl").is_file():
+                data = read_run(folder)
+                data.name = f"{row.label} · {suite}"
+                runs.append(data)
+    report = None
+    if runs:
+        report = run_dir / "report.html"
+        report.write_text(render_report(runs, title="mobile-r1 curriculum: untrained vs each stage",
+                                        max_episodes=4 * len(runs)), encoding="utf-8")
+    return json_path, md_path, report
+
+
+# ----- the whole run --------------------------------------------------------------------------------------------------------
+
+
+def run_curriculum(
+    config: TrainConfig | str | Path,
+    *,
+    resume: bool = False,
+    output_dir: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> CurriculumResult:
+    """Run the configured stages in order, each from the previous one's model, scoring every model on held-out suites."""
+    if not isinstance(config, TrainConfig):
+        config = load_config(config)
+    config = config.model_copy(deep=True)
+    if output_dir:
+        config.run.output_dir = output_dir
+    stages = stage_list(config)
+    run_dir = Path(config.run.output_dir)
+    state_path = run_dir / STATE_FILE
+    if run_dir.exists() and any(run_dir.iterdir()) and not resume:
+        raise ConfigError(f"run directory {run_dir} is not empty; pass --resume to continue it or pick another run.output_dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = State(state_path)
+    (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    total_start = time.perf_counter()
+
+    if config.curriculum.generate is not None:
+        config.data.train = generate_data(config, run_dir, state, log)
+    if any(s in stages for s in ("sft", "action-grpo")) and not config.data.train:
+        raise ConfigError("stages sft and action-grpo need episodes: list data.train or set curriculum.generate")
+
+    rows: list[ModelRow] = []
+
+    def score(label: str, model: str) -> None:
+        done = state.data["evals"].get(label)
+        if done and done.get("model") == model and set(done["scores"]) == set(config.curriculum.eval_suites):
+            rows.append(ModelRow(label, model, {k: SuiteScore(**v) for k, v in done["scores"].items()}))
+            return
+        started = time.perf_counter()
+        scores = evaluate_model(config, label, model, run_dir, progress)
+        from dataclasses import asdict
+
+        state.data["evals"][label] = {"model": model, "scores": {k: asdict(v) for k, v in scores.items()}}
+        state.time(f"eval {label}", time.perf_counter() - started)
+        rows.append(ModelRow(label, model, scores))
+        log(f"eval {label}: " + "; ".join(f"{s} SR {_pct(v.sr)} ISR {_pct(v.isr)}" for s, v in scores.items()))
+
+    model = config.model.name
+    if config.curriculum.eval_untrained:
+        score(UNTRAINED, model)
+    ran: list[str] = []
+    skipped: list[str] = [s for s in STAGE_ORDER if s not in stages]
+    for stage in stages:
+        done = state.data["stages"].get(stage)
+        if resume and done and done.get("from") == model and Path(done["model"]).is_dir():
+            model = done["model"]
+            log(f"{stage}: finished earlier -> {model}")
+        else:
+            log(f"{stage}: training from {model}")
+            started = time.perf_counter()
+            final = run_stage(config, stage, model, run_dir, resume, progress)
+            state.data["stages"][stage] = {"from": model, "model": final}
+            state.time(stage, time.perf_counter() - started)
+            ran.append(stage)
+            model = final
+        score(stage, model)
+    state.time("total (this invocation)", time.perf_counter() - total_start)
+    json_path, md_path, report = write_comparison(config, run_dir, rows, dict(state.data["timings"]))
+    return CurriculumResult(run_dir, rows, ran, skipped, dict(state.data["timings"]), json_path, md_path, report)
+
+
+__all__ = ["run_curriculum", "CurriculumResult", "ModelRow", "SuiteScore", "comparison_markdown", "stage_config",
+           "stage_list", "STAGE_ORDER", "UNTRAINED"]

@@ -1,0 +1,211 @@
+"""Tests of the curriculum (SFT -> action GRPO -> task GRPO, each scored on held-out suites) through `mobile-r1 train`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import yaml
+
+from mobile_r1.cli.main import main
+from mobile_r1.core.errors import ConfigError
+from mobile_r1.train import curriculum
+from mobile_r1.train.config import load_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+TINY: dict[str, Any] = {
+    "model": {"name": "tiny-lm"},
+    "data": {"dialect": "uitars", "observation_mode": "text", "history_window": 1, "eval_fraction": 0.0},
+    "optim": {"lr": 5.0e-3, "scheduler": "constant"},
+    "sft": {"epochs": 1, "batch_size": 4, "micro_batch_size": 4, "max_length": 768},
+    "grpo": {"prompts_per_step": 2, "num_generations": 2, "max_completion_length": 12, "beta": 0.0,
+             "micro_batch_size": 4},
+    "task_grpo": {"suite": "inquire-sim", "train_episodes": 2, "eval_episodes": 0, "tasks_per_step": 1, "steps": 1,
+                  "max_turns": 2},
+    "run": {"max_steps": 2, "save_every": 1, "tensorboard": False},
+    "curriculum": {"generate": {"suites": ["inquire-sim"], "episodes": 2}, "eval_suites": ["inquire-sim", "nav-sim"],
+                   "eval_episodes": 2, "eval_max_steps": 2, "eval_max_new_tokens": 12, "eval_batch": 2},
+}
+
+
+def write_config(folder: Path, **changes: Any) -> Path:
+    data = json.loads(json.dumps(TINY))
+    for dotted, value in changes.items():
+        section, key = dotted.split("__")
+        data[section][key] = value
+    path = folder / "curriculum.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def weights(model: Any) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> dict[str, Any]:
+    """One tiny three-stage curriculum through the CLI, recording the weights every stage starts from."""
+    from mobile_r1.models import policy as policy_module
+    from mobile_r1.train import run as run_module
+
+    folder = tmp_path_factory.mktemp("curriculum")
+    config = write_config(folder)
+    out = folder / "run"
+    loaded: list[tuple[str, dict[str, torch.Tensor]]] = []
+    real_run, real_policy = run_module.load_policy, policy_module.load_policy
+
+    def spy(real: Any) -> Any:
+        def load(spec: str, **kwargs: Any) -> Any:
+            policy = real(spec, **kwargs)
+            loaded.append((str(spec), weights(policy.model)))
+            return policy
+        return load
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(run_module, "load_policy", spy(real_run))  # stages 1 and 2
+    mp.setattr(policy_module, "load_policy", spy(real_policy))  # stage 3 imports it when it starts
+    try:
+        code = main(["train", "--config", str(config), "--output-dir", str(out)])
+    finally:
+        mp.undo()
+    return {"code": code, "out": out, "config": config, "loaded": loaded}
+
+
+def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[str, Any]) -> None:
+    assert full_run["code"] == 0
+    out: Path = full_run["out"]
+    data = json.loads((out / "comparison.json").read_text())
+    assert [r["label"] for r in data["rows"]] == ["untrained", "sft", "action-grpo", "task-grpo"]
+    for row in data["rows"]:
+        assert set(row["scores"]) == {"inquire-sim", "nav-sim"}
+        for score in row["scores"].values():
+            assert score["episodes"] == 2
+            assert 0.0 <= score["sr"] <= 1.0 and 0.0 <= score["isr"] <= 1.0
+    table = (out / "comparison.md").read_text()
+    rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "SR" not in ln]
+    assert [r.split("|")[1].strip() for r in rows] == [curriculum.STAGE_TITLES[k] for k in
+                                                      ("untrained", "sft", "action-grpo", "task-grpo")]
+    page = (out / "report.html").read_text()
+    assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
+    # every model played the same held-out episodes
+    ids = {label: [json.loads(ln)["id"] for ln in (out / "eval" / label / "nav-sim" / "episodes.jsonl").read_text().splitlines()]
+           for label in ("untrained", "sft", "action-grpo", "task-grpo")}
+    assert len({tuple(sorted(v)) for v in ids.values()}) == 1
+    assert (out / "data" / "inquire-sim" / "episodes.jsonl").is_file()
+
+
+def test_each_stage_starts_from_the_previous_stage_output(full_run: dict[str, Any], preset_cache: Path) -> None:
+    from mobile_r1.models import load_policy
+
+    out: Path = full_run["out"]
+    loaded = full_run["loaded"]
+    initial = weights(load_policy("tiny-lm").model)
+    starts = {spec: w for spec, w in loaded}
+    assert same(starts["tiny-lm"], initial)
+    for stage, previous in (("action-grpo", "sft"), ("task-grpo", "action-grpo")):
+        spec = str(out / previous / "final")
+        assert spec in starts, f"{stage} did not load {spec}"
+        saved = weights(load_policy(spec).model)
+        assert same(starts[spec], saved)
+        assert not same(starts[spec], initial)
+        assert yaml.safe_load((out / stage / "config.yaml").read_text())["model"]["name"] == spec
+
+
+def test_resume_does_not_rerun_finished_stages(full_run: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out: Path = full_run["out"]
+    before = (out / "comparison.json").read_text()
+
+    def fail(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("a finished stage ran again")
+
+    monkeypatch.setattr(curriculum, "run_stage", fail)
+    monkeypatch.setattr(curriculum, "evaluate_model", fail)
+    assert main(["train", "--config", str(full_run["config"]), "--output-dir", str(out), "--resume"]) == 0
+    assert "finished earlier" in capsys.readouterr().out
+    assert json.loads((out / "comparison.json").read_text())["rows"] == json.loads(before)["rows"]
+
+
+def test_a_second_run_without_resume_is_refused(full_run: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--config", str(full_run["config"]), "--output-dir", str(full_run["out"])]) == 2
+    assert "--resume" in capsys.readouterr().err
+
+
+class FakeStages:
+    """Stands in for training and evaluation: records what ran and from which model."""
+
+    def __init__(self) -> None:
+        self.trained: list[tuple[str, str]] = []
+        self.scored: list[str] = []
+
+    def run_stage(self, config: Any, stage: str, model: str, run_dir: Path, resume: bool, progress: bool) -> str:
+        self.trained.append((stage, model))
+        final = run_dir / stage / "final"
+        final.mkdir(parents=True)
+        return str(final)
+
+    def evaluate(self, config: Any, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, Any]:
+        self.scored.append(label)
+        return {s: curriculum.SuiteScore(2, 0.5, 0.5, 0.0, 0.0, None, 1.0) for s in config.curriculum.eval_suites}
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeStages:
+    stages = FakeStages()
+    monkeypatch.setattr(curriculum, "run_stage", stages.run_stage)
+    monkeypatch.setattr(curriculum, "evaluate_model", stages.evaluate)
+    return stages
+
+
+def test_skipped_stages_are_skipped_and_the_next_starts_from_the_last_run(tmp_path: Path, fake: FakeStages) -> None:
+    config = load_config(write_config(tmp_path, curriculum__stages=["sft", "task-grpo"], curriculum__generate=None),
+                         {"data.train": [str(tmp_path)]})
+    result = curriculum.run_curriculum(config, output_dir=str(tmp_path / "run"), progress=False, log=lambda _: None)
+    assert fake.trained == [("sft", "tiny-lm"), ("task-grpo", str(tmp_path / "run" / "sft" / "final"))]
+    assert fake.scored == ["untrained", "sft", "task-grpo"]
+    assert result.skipped_stages == ["action-grpo"]
+    assert not (tmp_path / "run" / "action-grpo").exists()
+
+
+def test_grpo_only_needs_no_data_and_resume_runs_only_what_is_left(tmp_path: Path, fake: FakeStages) -> None:
+    config = load_config(write_config(tmp_path, curriculum__stages=["task-grpo"], curriculum__generate=None,
+                                      curriculum__eval_untrained=False))
+    out = str(tmp_path / "run")
+    curriculum.run_curriculum(config, output_dir=out, progress=False, log=lambda _: None)
+    assert fake.trained == [("task-grpo", "tiny-lm")] and fake.scored == ["task-grpo"]
+    wider = config.model_copy(deep=True)
+    wider.curriculum.stages = ["task-grpo"]
+    wider.curriculum.eval_untrained = True
+    curriculum.run_curriculum(wider, output_dir=out, resume=True, progress=False, log=lambda _: None)
+    assert fake.trained == [("task-grpo", "tiny-lm")]  # not again
+    assert fake.scored == ["task-grpo", "untrained"]  # only the new evaluation
+
+
+def test_stage_order_and_missing_data_are_config_errors(tmp_path: Path, fake: FakeStages) -> None:
+    backwards = load_config(write_config(tmp_path, curriculum__stages=["action-grpo", "sft"]))
+    with pytest.raises(ConfigError, match="order"):
+        curriculum.run_curriculum(backwards, output_dir=str(tmp_path / "a"), progress=False, log=lambda _: None)
+    no_data = load_config(write_config(tmp_path, curriculum__generate=None))
+    with pytest.raises(ConfigError, match="data.train"):
+        curriculum.run_curriculum(no_data, output_dir=str(tmp_path / "b"), progress=False, log=lambda _: None)
+
+
+@pytest.mark.parametrize("name, stages", [
+    ("demo", ["sft", "action-grpo", "task-grpo"]),
+    ("ablation-sft-only", ["sft"]),
+    ("ablation-grpo-only", ["action-grpo"]),
+    ("ablation-sft-grpo", ["sft", "action-grpo"]),
+    ("ablation-full", ["sft", "action-grpo", "task-grpo"]),
+])
+def test_shipped_curriculum_configs_load(name: str, stages: list[str]) -> None:
+    config = load_config(REPO / "configs" / f"{name}.yaml")
+    assert config.curriculum.stages == stages
+    assert config.curriculum.eval_suites == ["inquire-sim", "nav-sim"]
