@@ -153,3 +153,17 @@ def test_self_corrections_count_returns_to_a_left_state() -> None:
     assert self_corrections([turn("h", "w"), turn("w", "h")]) == 1
     assert self_corrections([turn("h", "h"), turn("h", "a")]) == 0
     assert self_corrections([turn("h", "x"), turn("x", "y"), turn("y", "x"), turn("x", "z")]) == 1
+
+
+@pytest.mark.slow
+def test_screenshots_reach_a_vision_model_in_one_batched_generation() -> None:
+    vl = load_policy("tiny-vl")
+    view = ModelView.create("inquire", observation_mode="image", frame="qwen", prescale=0.3, history_window=1)
+    settings = RolloutSettings(max_turns=1, max_new_tokens=4, render=True)
+    trajectories = start_groups(task_episodes("train", 2, 0, ids=["settings.dark_mode", "notes.pin"]), 1, settings)
+    assert all(t.observation.screenshot is not None for t in trajectories)
+    rollout(vl, view, trajectories, settings)
+    for t in trajectories:
+        prompt = t.turns[0].prompt
+        assert prompt.vision is not None and prompt.vision["image_grid_thw"].shape == (1, 3)
+        assert 1 <= len(t.turns[0].completion_ids) <= 4
