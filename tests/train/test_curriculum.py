@@ -19,16 +19,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 TINY: dict[str, Any] = {
     "model": {"name": "tiny-lm"},
-    "data": {"dialect": "uitars", "observation_mode": "text", "history_window": 1, "eval_fraction": 0.0},
+    "data": {"dialect": "uitars", "observation_mode": "text", "history_window": 0, "eval_fraction": 0.0},
     "optim": {"lr": 5.0e-3, "scheduler": "constant"},
-    "sft": {"epochs": 1, "batch_size": 4, "micro_batch_size": 4, "max_length": 768},
-    "grpo": {"prompts_per_step": 2, "num_generations": 2, "max_completion_length": 12, "beta": 0.0,
+    "sft": {"epochs": 1, "batch_size": 4, "micro_batch_size": 4, "max_length": 384},
+    "grpo": {"prompts_per_step": 2, "num_generations": 2, "max_completion_length": 8, "beta": 0.0,
              "micro_batch_size": 4},
     "task_grpo": {"suite": "inquire-sim", "train_episodes": 2, "eval_episodes": 0, "tasks_per_step": 1, "steps": 1,
                   "max_turns": 2},
     "run": {"max_steps": 2, "save_every": 1, "tensorboard": False},
     "curriculum": {"generate": {"suites": ["inquire-sim"], "episodes": 2}, "eval_suites": ["inquire-sim", "nav-sim"],
-                   "eval_episodes": 2, "eval_max_steps": 2, "eval_max_new_tokens": 12, "eval_batch": 2},
+                   "eval_episodes": 2, "eval_max_steps": 2, "eval_max_new_tokens": 8, "eval_batch": 2},
 }
 
 
@@ -79,6 +79,7 @@ def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> di
     return {"code": code, "out": out, "config": config, "loaded": loaded}
 
 
+@pytest.mark.slow
 def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[str, Any]) -> None:
     assert full_run["code"] == 0
     out: Path = full_run["out"]
@@ -102,6 +103,7 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
     assert (out / "data" / "inquire-sim" / "episodes.jsonl").is_file()
 
 
+@pytest.mark.slow
 def test_each_stage_starts_from_the_previous_stage_output(full_run: dict[str, Any], preset_cache: Path) -> None:
     from mobile_r1.models import load_policy
 
@@ -119,6 +121,7 @@ def test_each_stage_starts_from_the_previous_stage_output(full_run: dict[str, An
         assert yaml.safe_load((out / stage / "config.yaml").read_text())["model"]["name"] == spec
 
 
+@pytest.mark.slow
 def test_resume_does_not_rerun_finished_stages(full_run: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out: Path = full_run["out"]
@@ -130,10 +133,11 @@ def test_resume_does_not_rerun_finished_stages(full_run: dict[str, Any], monkeyp
     monkeypatch.setattr(curriculum, "run_stage", fail)
     monkeypatch.setattr(curriculum, "evaluate_model", fail)
     assert main(["train", "--config", str(full_run["config"]), "--output-dir", str(out), "--resume"]) == 0
-    assert "finished earlier" in capsys.readouterr().out
+    assert "finished earlier" in capsys.readouterr().err
     assert json.loads((out / "comparison.json").read_text())["rows"] == json.loads(before)["rows"]
 
 
+@pytest.mark.slow
 def test_a_second_run_without_resume_is_refused(full_run: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train", "--config", str(full_run["config"]), "--output-dir", str(full_run["out"])]) == 2
     assert "--resume" in capsys.readouterr().err
