@@ -53,3 +53,13 @@ def test_register_a_new_kind() -> None:
         register_agent("fixed-test", lambda arg, **opts: Fixed(arg))
     with pytest.raises(ConfigError, match="no colon"):
         register_agent("a:b", lambda arg, **opts: Fixed(arg))
+
+
+def test_scripted_agents_are_available_without_importing_their_module() -> None:
+    import subprocess
+    import sys
+
+    code = "from mobile_r1.agents import make_agent; print(type(make_agent('oracle')).__name__)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()

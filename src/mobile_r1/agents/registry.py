@@ -7,6 +7,7 @@ is the text after the first colon of the spec (None when there is none).
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
 from mobile_r1.agents.base import Agent
@@ -26,14 +27,29 @@ def register_agent(name: str, factory: AgentFactory, *, replace: bool = False) -
     _REGISTRY[key] = factory
 
 
+# Modules that register further agents when imported; loaded on first use so importing the registry stays light.
+_BUILTIN_MODULES = ("mobile_r1.agents.scripted",)  # oracle, never-ask, always-ask (they need the tasks layer)
+_builtins_loaded = False
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
+
+
 def agent_names() -> list[str]:
     """The registered agent kinds, sorted."""
+    _load_builtins()
     return sorted(_REGISTRY)
 
 
 def make_agent(spec: str, **options: Any) -> Agent:
     """The agent a spec names, built with `options` (dialect, temperature, base_url, ...)."""
     name, sep, argument = spec.strip().partition(":")
+    _load_builtins()
     factory = _REGISTRY.get(name.lower())
     if factory is None:
         raise ConfigError(f"unknown agent {spec!r}; known kinds: {', '.join(agent_names())} (e.g. openai:MODEL, hf:tiny-lm)")
