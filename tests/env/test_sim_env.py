@@ -216,3 +216,18 @@ def test_random_actions_on_every_app_never_crash(seed: int) -> None:
                    for e in obs.elements)
         if done:
             obs = env.reset()
+
+
+def test_permission_dialog_restored_into_another_env_acts_on_that_env() -> None:
+    from mobile_r1.sim import testing as T
+
+    first = SimEnv(apps=["Gallery"], randomize=False, render=False)
+    first.reset(app="Gallery")
+    assert T.find(first, "Allow") is not None  # the storage permission dialog is open
+    snap = first.snapshot()
+    second = SimEnv(apps=["Gallery"], randomize=False, render=False)
+    second.reset(app="Gallery")
+    second.restore(snap)
+    T.tap_text(second, "Allow")
+    assert second.phone.state.permissions["gallery"].get("storage") is True
+    assert not first.phone.state.permissions.get("gallery", {}).get("storage")

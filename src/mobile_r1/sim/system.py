@@ -226,15 +226,17 @@ class Phone:
     def ask_permission(self, key: str, permission: str, then: Callable[[Ctx], None],
                        otherwise: Callable[[Ctx], None] | None) -> None:
         def decide(granted: bool) -> Callable[[Ctx], None]:
+            # Use the phone the handler runs on, never `self`: a restored snapshot may live in another Phone.
             def handler(ctx: Ctx) -> None:
-                self.state.permissions[key][permission] = granted
-                self.record_effect("permission", key, {"permission": permission, "granted": granted})
+                phone = ctx.phone
+                phone.state.permissions[key][permission] = granted
+                phone.record_effect("permission", key, {"permission": permission, "granted": granted})
                 if granted:
-                    then(Ctx(self, key))
+                    then(Ctx(phone, key))
                 elif otherwise is not None:
-                    otherwise(Ctx(self, key))
+                    otherwise(Ctx(phone, key))
                 else:
-                    self.toast(f"{permission.capitalize()} permission denied")
+                    phone.toast(f"{permission.capitalize()} permission denied")
             return handler
 
         title = f"Allow {self.apps[key].name} to access {permission}?"
