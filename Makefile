@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install browser demo test test-fast bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,16 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# The HTML report is checked in headless Chromium; Debian's package is installed when missing (as root).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+		|| echo "chromium is not installed: the report's browser test will be skipped"
+
 demo: install
 	$(VENV)/bin/mobile-r1 demo
 
-test: install
+test: install browser
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 test-fast: install
