@@ -21,7 +21,9 @@ from mobile_r1.train.rollout import RolloutSettings, task_episodes
 from mobile_r1.train.task_grpo import (
     RewardWeights,
     TaskRolloutSource,
+    discounted_returns,
     gigpo_step_advantages,
+    step_rewards,
     model_view,
     trajectory_advantages,
     trajectory_reward,
@@ -45,22 +47,31 @@ def test_trajectory_reward_formula_by_hand() -> None:
 
 
 def test_gigpo_groups_steps_that_share_a_state() -> None:
-    # trajectory 0 (R=1) visits A, B, C; trajectory 1 (R=0) visits A, D; only A is shared
+    # trajectory 0 (R=1 at its end) visits A, B, C; trajectory 1 (R=0) visits A, D; only A is shared
     keys = [["A", "B", "C"], ["A", "D"]]
-    plain = gigpo_step_advantages(keys, [1.0, 0.0], gamma=0.95, scale="none")
-    # returns: 0.95^2 * 1 = 0.9025 at A in trajectory 0, 0.95 * 0 = 0 at A in trajectory 1; mean 0.45125
+    rewards = [[0.0, 0.0, 1.0], [0.0, 0.0]]
+    plain = gigpo_step_advantages(keys, rewards, gamma=0.95, scale="none")
+    # returns: 0.95^2 * 1 = 0.9025 at A in trajectory 0, 0 at A in trajectory 1; mean 0.45125
     assert plain[0] == pytest.approx([0.45125, 0.0, 0.0]) and plain[1] == pytest.approx([-0.45125, 0.0])
-    scaled = gigpo_step_advantages(keys, [1.0, 0.0], gamma=0.95, scale="group")
+    scaled = gigpo_step_advantages(keys, rewards, gamma=0.95, scale="group")
     std = torch.tensor([0.9025, 0.0]).std().item()
     assert scaled[0][0] == pytest.approx(0.45125 / (std + 1e-4)) and scaled[1][0] == pytest.approx(-scaled[0][0])
-    # a state visited twice by the same trajectory is grouped too
-    again = gigpo_step_advantages([["A", "A"], ["B"]], [1.0, 1.0], gamma=0.5, scale="none")
+    # a state visited twice by the same trajectory is grouped too: returns 0.5 * 1 and 1
+    again = gigpo_step_advantages([["A", "A"], ["B"]], [[0.0, 1.0], [1.0]], gamma=0.5, scale="none")
     assert again[0] == pytest.approx([-0.25, 0.25]) and again[1] == [0.0]
+
+
+def test_step_rewards_spread_the_format_term_and_sum_to_the_trajectory_reward() -> None:
+    # R = 1 + 0.2 * mean(1, -1, 1) = 1.0667; steps get 0.2 * f / 3, the last also the rest (1)
+    r = step_rewards([1.0, -1.0, 1.0], 1.0 + 0.2 / 3, 0.2)
+    assert r == pytest.approx([0.2 / 3, -0.2 / 3, 0.2 / 3 + 1.0]) and sum(r) == pytest.approx(1.0 + 0.2 / 3)
+    assert discounted_returns([1.0, 0.0, 2.0], 0.5) == pytest.approx([1.5, 1.0, 2.0])
+    assert step_rewards([], 1.0, 0.2) == []
 
 
 def test_trajectory_advantages_add_gigpo_to_the_episode_advantage() -> None:
     def traj(*keys: str) -> Any:
-        return SimpleNamespace(length=len(keys), turns=[SimpleNamespace(state_key=k) for k in keys])
+        return SimpleNamespace(length=len(keys), turns=[SimpleNamespace(state_key=k, format_reward=1.0) for k in keys])
 
     group = [traj("A", "B"), traj("A")]
     rewards = [1.0, 0.0]
@@ -148,7 +159,7 @@ def test_stage3_with_real_sampling_and_gigpo() -> None:
     rewards = [rollout.samples[0].reward, rollout.samples[2].reward]
     episode_only = trajectory_advantages(source.last, rewards, 2, "group")
     assert sum(s.advantage for s in rollout.samples) == pytest.approx(sum(map(sum, episode_only)), abs=1e-4)
-    with_steps = trajectory_advantages(source.last, rewards, 2, "group", gigpo=True)
+    with_steps = trajectory_advantages(source.last, rewards, 2, "group", gigpo=True, format_weight=0.2)
     assert [s.advantage for s in rollout.samples] == pytest.approx([a for t in with_steps for a in t])
 
 

@@ -12,6 +12,7 @@ One rollout per optimizer step:
     3. judge each trajectory: R = outcome + w_f * mean step format reward + w_i * inquiry + w_s * safety
     4. A = (R - mean_group) / (std + 1e-4) (or batch std / none), given to every step of the trajectory;
        with `gigpo`, plus a step-level advantage among steps of the group that start from the same state_key
+       (discounted returns of the step rewards: each step's share of the format term, the rest at the end)
     5. every step becomes a Sample(prompt, completion, advantage) for `GRPOEngine.train_on`
 """
 
@@ -74,20 +75,36 @@ def trajectory_reward(verdict: Any, format_rewards: Sequence[float], weights: Re
 # ----- 4. advantages ---------------------------------------------------------------------------------------------------
 
 
-def step_returns(length: int, reward: float, gamma: float) -> list[float]:
-    """Discounted returns of a trajectory whose only reward comes at its end: gamma^(T-1-t) * R."""
-    return [reward * gamma ** (length - 1 - t) for t in range(length)]
+def step_rewards(format_rewards: Sequence[float], reward: float, format_weight: float) -> list[float]:
+    """The trajectory reward spread over its steps: each step earns its share of the format term
+    (`format_weight` x its format reward / T), the last step the rest (outcome, inquiry, safety). They sum to R."""
+    n = len(format_rewards)
+    if n == 0:
+        return []
+    out = [format_weight * f / n for f in format_rewards]
+    out[-1] += reward - sum(out)
+    return out
 
 
-def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence[float], gamma: float = 0.95,
-                          scale: ScaleRewards = "group") -> list[list[float]]:
-    """GiGPO's step-level advantages for one group of trajectories.
+def discounted_returns(rewards: Sequence[float], gamma: float) -> list[float]:
+    """G_t = r_t + gamma * G_(t+1)."""
+    out = [0.0] * len(rewards)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = rewards[t] + gamma * running
+        out[t] = running
+    return out
 
-    Steps (of any trajectory in the group) that act from the same state_key form an anchor group; each step's
-    advantage is its discounted return minus the anchor group's mean (divided by the anchor group's std unless
-    `scale` is "none"). A state seen only once gets 0. Returns one list per trajectory, one value per step.
+
+def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence[Sequence[float]],
+                          gamma: float = 0.95, scale: ScaleRewards = "group") -> list[list[float]]:
+    """GiGPO's step-level advantages for one group of trajectories, from their per-step rewards.
+
+    Steps (of any trajectory in the group, repeated visits included) that act from the same state_key form an
+    anchor group; each step's advantage is its discounted return minus the anchor group's mean (divided by the
+    anchor group's std unless `scale` is "none"). A state seen only once gets 0. One list per trajectory.
     """
-    returns = [step_returns(len(keys), r, gamma) for keys, r in zip(state_keys, rewards)]
+    returns = [discounted_returns(r, gamma) for r in rewards]
     anchors: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for i, keys in enumerate(state_keys):
         for t, key in enumerate(keys):
@@ -96,7 +113,7 @@ def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence
     for members in anchors.values():
         if len(members) < 2:
             continue
-        values = torch.tensor([returns[i][t] for i, t in members])
+        values = torch.tensor([returns[i][t] for i, t in members], dtype=torch.float64)
         centred = values - values.mean()
         if scale != "none":
             centred = centred / (values.std() + STD_EPS)
@@ -107,15 +124,18 @@ def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence
 
 def trajectory_advantages(trajectories: Sequence[Trajectory], rewards: Sequence[float], group_size: int,
                           scale: ScaleRewards, gigpo: bool = False, gamma: float = 0.95,
-                          gigpo_weight: float = 1.0) -> list[list[float]]:
-    """Per-step advantages: the trajectory's group-normalised advantage on every step (+ GiGPO's step term)."""
+                          gigpo_weight: float = 1.0, format_weight: float = 0.0) -> list[list[float]]:
+    """Per-step advantages: the trajectory's group-normalised advantage on every step (+ GiGPO's step term, whose
+    step rewards are `step_rewards` of each trajectory)."""
     episode_adv = group_advantages(torch.tensor(rewards, dtype=torch.float32), group_size, scale).tolist()
     out = [[a] * t.length for a, t in zip(episode_adv, trajectories)]
     if gigpo:
         for start in range(0, len(trajectories), group_size):
             group = trajectories[start : start + group_size]
             keys = [[turn.state_key for turn in t.turns] for t in group]
-            step_adv = gigpo_step_advantages(keys, rewards[start : start + group_size], gamma, scale)
+            per_step = [step_rewards([turn.format_reward for turn in t.turns], r, format_weight)
+                        for t, r in zip(group, rewards[start : start + group_size])]
+            step_adv = gigpo_step_advantages(keys, per_step, gamma, scale)
             for offset, values in enumerate(step_adv):
                 out[start + offset] = [a + gigpo_weight * s for a, s in zip(out[start + offset], values)]
     return out
@@ -170,7 +190,7 @@ class TaskRolloutSource:
         rewards = [trajectory_reward(v, [turn.format_reward for turn in t.turns], self.weights)
                    for v, t in zip(verdicts, trajectories)]
         advantages = trajectory_advantages(trajectories, rewards, g, settings.scale_rewards, self.gigpo,
-                                           self.gigpo_gamma, self.gigpo_weight)
+                                           self.gigpo_gamma, self.gigpo_weight, self.weights.format)
         samples = [
             Sample(turn.prompt.ids, turn.completion_ids, adv, rewards[i], trajectories[i].group, turn.prompt.vision)
             for i, t in enumerate(trajectories)
@@ -420,7 +440,8 @@ __all__ = [
     "TaskRolloutSource",
     "evaluate_tasks",
     "gigpo_step_advantages",
-    "step_returns",
+    "discounted_returns",
+    "step_rewards",
     "train_task_grpo",
     "trajectory_advantages",
     "trajectory_reward",
