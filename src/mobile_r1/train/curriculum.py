@@ -283,6 +283,8 @@ def run_curriculum(
         if done and done.get("model") == model and set(done["scores"]) == set(config.curriculum.eval_suites):
             rows.append(ModelRow(label, model, {k: SuiteScore(**v) for k, v in done["scores"].items()}))
             return
+        if done:  # scored before with another model: those episodes do not count
+            shutil.rmtree(run_dir / "eval" / label, ignore_errors=True)
         started = time.perf_counter()
         scores = evaluate_model(config, label, model, run_dir, progress)
         from dataclasses import asdict
@@ -304,6 +306,9 @@ def run_curriculum(
             log(f"{stage}: finished earlier -> {model}")
         else:
             log(f"{stage}: training from {model}")
+            state.data["evals"].pop(stage, None)  # a (re)trained stage is scored afresh
+            state.save()
+            shutil.rmtree(run_dir / "eval" / stage, ignore_errors=True)
             started = time.perf_counter()
             final = run_stage(config, stage, model, run_dir, resume, progress)
             state.data["stages"][stage] = {"from": model, "model": final}
