@@ -316,7 +316,8 @@ def run_curriculum(
             ran.append(stage)
             model = final
         score(stage, model)
-    state.time("total (this invocation)", time.perf_counter() - total_start)
+    state.time("total", state.data["timings"].pop("total (this invocation)", 0.0)
+               + state.data["timings"].get("total", 0.0) + time.perf_counter() - total_start)
     json_path, md_path, report = write_comparison(config, run_dir, rows, dict(state.data["timings"]))
     return CurriculumResult(run_dir, rows, ran, skipped, dict(state.data["timings"]), json_path, md_path, report)
 
