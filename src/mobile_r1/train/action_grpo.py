@@ -179,17 +179,7 @@ class ActionGRPORunner:
     def step(self, step: int) -> dict[str, float]:
         assert self.engine is not None
         self.source.step = step
-        rollout = self.source.rollout(self.policy, self.settings)
-        updates = self.engine.train_on(rollout.samples)
-        metrics = dict(rollout.metrics)
-        for key in updates[0]:
-            metrics[key] = sum(u[key] for u in updates) / len(updates)
-        acc = self.accelerator
-        if acc.num_processes > 1:
-            keys = sorted(metrics)
-            values = acc.reduce(torch.tensor([metrics[k] for k in keys], device=acc.device), reduction="mean")
-            metrics = dict(zip(keys, values.tolist()))
-        return metrics
+        return self.engine.step(self.source)
 
     def evaluate(self) -> dict[str, float]:
         return held_out_reward(self.policy, self.held_out, self.config.grpo.reward, self.config.data.dialect,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -344,6 +345,24 @@ class GRPOEngine:
             total = acc.reduce(torch.tensor(value, device=acc.device), reduction="sum")
             value = float(total) / acc.num_processes
         return value
+
+    def step(self, source: SampleSource) -> dict[str, float]:
+        """One GRPO step from any sample source (stage 2's labelled steps or stage 3's rollouts): roll out,
+        train on the samples, and return the rollout's metrics with the mean of the update metrics, averaged
+        over processes when there are several."""
+        start = time.perf_counter()
+        rollout = source.rollout(self.policy, self.settings)
+        metrics = dict(rollout.metrics)
+        metrics["rollout_seconds"] = time.perf_counter() - start
+        updates = self.train_on(rollout.samples)
+        for key in updates[0]:
+            metrics[key] = sum(u[key] for u in updates) / len(updates)
+        acc = self.accelerator
+        if acc is not None and acc.num_processes > 1:
+            keys = sorted(metrics)
+            values = acc.reduce(torch.tensor([metrics[k] for k in keys], device=acc.device), reduction="mean")
+            metrics = dict(zip(keys, values.tolist()))
+        return metrics
 
     def train_on(self, samples: list[Sample]) -> list[dict[str, float]]:
         """Run `num_iterations` optimizer steps on one rollout; returns one metrics dict per step."""

@@ -301,19 +301,7 @@ class TaskGRPORunner:
     def step(self, step: int) -> dict[str, float]:
         assert self.engine is not None
         self.source.step = step
-        t0 = time.perf_counter()
-        rollout_ = self.source.rollout(self.policy, self.settings)
-        metrics = dict(rollout_.metrics)
-        metrics["rollout_seconds"] = time.perf_counter() - t0
-        updates = self.engine.train_on(rollout_.samples)
-        for key in updates[0]:
-            metrics[key] = sum(u[key] for u in updates) / len(updates)
-        acc = self.accelerator
-        if acc.num_processes > 1:
-            keys = sorted(metrics)
-            values = acc.reduce(torch.tensor([metrics[k] for k in keys], device=acc.device), reduction="mean")
-            metrics = dict(zip(keys, values.tolist()))
-        return metrics
+        return self.engine.step(self.source)
 
     def evaluate(self) -> dict[str, float]:
         return evaluate_tasks(self.policy, self.view, self.eval_episodes, self.rollout_settings, self.source.sampler)
