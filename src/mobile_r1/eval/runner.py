@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
-from mobile_r1.core.actions import Action, ActionType
+from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
@@ -299,8 +299,6 @@ def run_batch(agent: Agent, tasks: Sequence[Any], config: EvalConfig, run_dir: P
 
 def build_agent(config: EvalConfig, task: Any | None = None) -> Agent:
     """The configured agent (for re-seeded kinds, seeded for `task`)."""
-    import mobile_r1.agents.scripted  # noqa: F401  (registers oracle, never-ask, always-ask)
-
     options = config.agent_kwargs()
     if task is not None and config.agent_kind in RESEEDED_KINDS:
         options["seed"] = episode_seed(config.seed, task.id)

@@ -20,7 +20,7 @@ from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.apps import App, Ctx, Effect, load_all, resolve
 from mobile_r1.sim.ui.render import Canvas, text_width
-from mobile_r1.sim.ui.theme import Theme, hex_color
+from mobile_r1.sim.ui.theme import Theme
 from mobile_r1.sim.ui.tree import Node, flatten, hit, to_xml
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Grid, Icon, Layout, Row, Scroll, Spacer, Spinner, Text,
                                       Widget, spacing)
@@ -581,7 +581,6 @@ class Phone:
         return icon
 
     def _launcher(self, lay: Layout) -> Widget:
-        t = lay.theme
         page = min(self.state.launcher_page, len(self.launcher_pages()) - 1)
         apps = self.launcher_pages()[page]
         icons = [self._app_icon(k) for k in apps]

@@ -11,7 +11,7 @@ import torch
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
-from mobile_r1.core.geometry import MAX_PIXELS, MIN_PIXELS, Frame
+from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.grpo import PromptInput
