@@ -7,13 +7,15 @@
     target = d.render(action, thought="...")   # assistant text for SFT
 
 Known dialects: "qwen2.5vl" (plain `mobile_use` tool call), "inquire" (InquireMobile: <think> + tool call,
-`call_user`, no `open`), "mobile-r1" (<think> + <action> + tool call), "uitars" (Thought:/Action: grammar).
+`call_user`, no `open`), "mobile-r1" (<think> + <action> + tool call), "uitars" (Thought:/Action: grammar),
+"compact" (<think> + tool call, every action, a few-line prompt for small text-only models).
 """
 
 from __future__ import annotations
 
 from mobile_r1.core.dialects.androidworld import from_androidworld, to_androidworld
 from mobile_r1.core.dialects.base import Dialect, ParseResult
+from mobile_r1.core.dialects.compact import CompactDialect
 from mobile_r1.core.dialects.observation import render_elements
 from mobile_r1.core.dialects.toolcall import InquireDialect, MobileR1Dialect, QwenDialect
 from mobile_r1.core.dialects.uitars import UITarsDialect
@@ -26,6 +28,7 @@ _FACTORIES = {
     "inquire": InquireDialect,
     "mobile-r1": MobileR1Dialect,
     "uitars": UITarsDialect,
+    "compact": CompactDialect,
 }
 
 
@@ -38,6 +41,7 @@ def get_dialect(name: str) -> Dialect:
 
 
 __all__ = [
+    "CompactDialect",
     "DIALECTS",
     "Dialect",
     "InquireDialect",
