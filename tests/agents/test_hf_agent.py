@@ -101,3 +101,21 @@ def test_vision_model_same_actions_behind_serve(observation: Observation) -> Non
         got = served.act_batch(reqs)
     assert [o.text for o in got] == [o.text for o in expected]
     assert all(o.text for o in expected)
+
+
+def test_generated_tags_reach_the_parser(tiny_lm, observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """tiny-lm's tokenizer holds <think> and <tool_call> as special tokens: decoding must keep them."""
+    import torch
+
+    reply = '<think>\nopen it\n</think>\n<tool_call>\n{"name": "mobile_use", "arguments": {"action": "wait"}}\n</tool_call>'
+    reply_ids = tiny_lm.tokenizer(reply + "<|im_end|>", add_special_tokens=False).input_ids
+    pad = tiny_lm.tokenizer.pad_token_id
+
+    def scripted_generate(input_ids, **_):  # type: ignore[no-untyped-def]
+        tail = torch.tensor([reply_ids + [pad, pad]] * input_ids.shape[0])
+        return torch.cat([input_ids, tail], dim=1)
+
+    monkeypatch.setattr(tiny_lm.model, "generate", scripted_generate)
+    out = HFAgent(tiny_lm, dialect="inquire", max_new_tokens=64).act(requests(observation, 1)[0])
+    assert out.text == reply
+    assert out.parse.ok and out.action is not None and out.action.type.value == "wait"

@@ -13,7 +13,8 @@ from mobile_r1.core.rewards import get_preset
 from mobile_r1.models import load_policy
 from mobile_r1.train.action_grpo import LabelledStepSource
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import PromptSettings, decode_completion, step_examples
+from mobile_r1.models.policy import decode_completion
+from mobile_r1.train.data import PromptSettings, step_examples
 from mobile_r1.train.grpo import GRPOSettings
 from mobile_r1.train.run import train
 

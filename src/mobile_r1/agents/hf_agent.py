@@ -30,6 +30,8 @@ def generate(
     """Generate one reply per (HF chat messages, images) prompt in a single left-padded batch."""
     import torch
 
+    from mobile_r1.models.policy import decode_completion
+
     if not prompts:
         return []
     template = policy.processor if policy.takes_images else policy.tokenizer
@@ -61,7 +63,8 @@ def generate(
     finally:
         model.train(was_training)
     completions = out[:, inputs["input_ids"].shape[1] :]
-    return [t for t in policy.tokenizer.batch_decode(completions, skip_special_tokens=True)]
+    # Keep special tags such as <think> and <tool_call> (special tokens in some tokenizers): the dialect parses them.
+    return [decode_completion(policy, row.tolist()) for row in completions]
 
 
 class HFAgent(Agent):

@@ -300,3 +300,22 @@ def _build_smollm2(out: Path) -> None:
         tokenizer.pad_token = tokenizer.eos_token
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+
+
+# ----- decoding -------------------------------------------------------------------------------------------------
+
+
+def end_of_turn(policy: Policy) -> str:
+    """The token that closes an assistant turn (`<|im_end|>` for ChatML models)."""
+    tok = policy.tokenizer
+    if "<|im_end|>" in tok.get_vocab():
+        return "<|im_end|>"
+    if tok.eos_token is None:
+        raise ConfigError(f"model {policy.spec!r} has no end-of-turn token")
+    return tok.eos_token
+
+
+def decode_completion(policy: Policy, ids: list[int]) -> str:
+    """Completion text with special tags kept but the end-of-turn and padding tokens dropped."""
+    drop = {policy.tokenizer.pad_token_id, policy.tokenizer.eos_token_id, policy.tokenizer.convert_tokens_to_ids(end_of_turn(policy))}
+    return policy.tokenizer.decode([t for t in ids if t not in drop], skip_special_tokens=False)

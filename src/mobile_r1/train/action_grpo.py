@@ -15,9 +15,9 @@ import torch
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.rewards import RewardResult, get_preset
-from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.models.policy import Policy, decode_completion, unwrap
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, decode_completion, encode_prompt
+from mobile_r1.train.data import StepExample, encode_prompt
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 
 

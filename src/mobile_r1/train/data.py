@@ -13,7 +13,7 @@ from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation
-from mobile_r1.models.policy import Policy
+from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.train.grpo import PromptInput
 
 
@@ -150,25 +150,9 @@ def encode_prompt(policy: Policy, messages: list[dict[str, Any]], images: list[A
     return PromptInput(list(ids), None)
 
 
-def end_of_turn(policy: Policy) -> str:
-    """The token that closes an assistant turn (`<|im_end|>` for ChatML models)."""
-    tok = policy.tokenizer
-    if "<|im_end|>" in tok.get_vocab():
-        return "<|im_end|>"
-    if tok.eos_token is None:
-        raise ConfigError(f"model {policy.spec!r} has no end-of-turn token")
-    return tok.eos_token
-
-
 def encode_target(policy: Policy, target: str) -> list[int]:
     """Token ids of the assistant text followed by the end-of-turn token."""
     return list(policy.tokenizer(target + end_of_turn(policy), add_special_tokens=False).input_ids)
-
-
-def decode_completion(policy: Policy, ids: list[int]) -> str:
-    """Completion text with special tags kept but the end-of-turn and padding tokens dropped."""
-    drop = {policy.tokenizer.pad_token_id, policy.tokenizer.eos_token_id, policy.tokenizer.convert_tokens_to_ids(end_of_turn(policy))}
-    return policy.tokenizer.decode([t for t in ids if t not in drop], skip_special_tokens=False)
 
 
 def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch.Tensor]:

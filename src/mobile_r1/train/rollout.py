@@ -27,7 +27,8 @@ from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.env import SimEnv
 from mobile_r1.models.policy import Policy, unwrap
-from mobile_r1.train.data import decode_completion, encode_prompt
+from mobile_r1.models.policy import decode_completion
+from mobile_r1.train.data import encode_prompt
 from mobile_r1.train.grpo import PromptInput
 
 # A sampler turns a batch of prompts into completion token ids (the policy by default; tests script it).

@@ -9,9 +9,9 @@ from typing import Any
 import torch
 
 from mobile_r1.core.dialects import get_dialect
-from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.models.policy import Policy, decode_completion, unwrap
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, decode_completion, encode_prompt, encode_target, stack_vision
+from mobile_r1.train.data import StepExample, encode_prompt, encode_target, stack_vision
 
 IGNORE = -100
 
