@@ -85,6 +85,18 @@ def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
     return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
 
 
+def load_config_policy(config: TrainConfig, device: str) -> Policy:
+    """The policy a training config names: model, dtype, LoRA and gradient checkpointing."""
+    lora = config.model.lora
+    return load_policy(
+        config.model.name,
+        dtype=config.model.dtype,
+        lora=LoraSettings(lora.r, lora.alpha, lora.dropout, lora.target_modules) if lora else None,
+        gradient_checkpointing=config.model.gradient_checkpointing,
+        device=device,
+    )
+
+
 def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSettings:
     d = config.data
     return PromptSettings(
@@ -291,14 +303,7 @@ def train(
 
     image_dir = str(images_dir(config.data.train[0]))
     settings = prompt_settings(config, image_dir)
-    lora = config.model.lora
-    policy = load_policy(
-        config.model.name,
-        dtype=config.model.dtype,
-        lora=LoraSettings(lora.r, lora.alpha, lora.dropout, lora.target_modules) if lora else None,
-        gradient_checkpointing=config.model.gradient_checkpointing,
-        device=str(accelerator.device),
-    )
+    policy = load_config_policy(config, str(accelerator.device))
     check_policy_fits(policy, settings)
     train_examples = step_examples(train_eps, settings)
     eval_examples = step_examples(eval_eps, settings)[: config.data.eval_max_steps]

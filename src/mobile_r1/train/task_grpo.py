@@ -324,7 +324,6 @@ def train_task_grpo(
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
-    from mobile_r1.models.policy import LoraSettings, load_policy
     from mobile_r1.train import run as loop
     from mobile_r1.train.data import PromptSettings, check_policy_fits
 
@@ -344,14 +343,7 @@ def train_task_grpo(
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
 
-    lora = config.model.lora
-    policy = load_policy(
-        config.model.name,
-        dtype=config.model.dtype,
-        lora=LoraSettings(lora.r, lora.alpha, lora.dropout, lora.target_modules) if lora else None,
-        gradient_checkpointing=config.model.gradient_checkpointing,
-        device=str(accelerator.device),
-    )
+    policy = loop.load_config_policy(config, str(accelerator.device))
     check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
     runner = TaskGRPORunner(config, policy, accelerator, sampler)
     total = runner.total_steps
