@@ -121,6 +121,8 @@ class RunConfig(_Section):
     save_every: int = Field(50, ge=1, description="checkpoint every N steps")
     keep_checkpoints: int = Field(2, ge=1)
     mixed_precision: Literal["no", "bf16", "fp16"] = Field("no", description="accelerate autocast")
+    distributed: Literal["ddp", "fsdp", "deepspeed"] = Field(
+        "ddp", description="how several processes share the model: ddp (CPU or GPUs), fsdp or deepspeed (CUDA GPUs)")
     tensorboard: bool = True
 
 

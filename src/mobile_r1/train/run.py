@@ -4,13 +4,16 @@
 
 A run directory holds `config.yaml` (the resolved config), `metrics.jsonl` (one record per logged step and
 per evaluation), `tensorboard/`, `checkpoints/step-N/` (model, optimizer, scheduler, RNG and data position)
-and `final/` (the model in `save_pretrained` form, loadable with `load_policy`). Several processes (DDP through
-accelerate; launch with `torchrun --nproc_per_node 2 -m mobile_r1.cli.main train ...` or `accelerate launch`) each take their
-share of every batch; only the main process writes.
+and `final/` (the model in `save_pretrained` form, loadable with `load_policy`). Several processes (launch with
+`torchrun --nproc_per_node N -m mobile_r1.cli.main train ...` or `accelerate launch --multi_gpu --num_processes N -m
+mobile_r1.cli.main train ...`, on CPU too) each take their share of every batch; `run.distributed` picks DDP, FSDP or
+DeepSpeed (`make_accelerator`). The main process writes the logs, `state.pt` and `final/`; every process writes its
+own RNG state (`rng-R.pt`) into each checkpoint and restores it on resume.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import shutil
@@ -165,13 +168,87 @@ class MetricsLog:
             self.writer.close()
 
 
+# ----- processes ---------------------------------------------------------------------------------------------------------
+
+
+def make_accelerator(config: TrainConfig) -> Any:
+    """The run's `accelerate.Accelerator`: DDP, FSDP or DeepSpeed as `run.distributed` says; CPU when no GPU is visible.
+
+    Raises ConfigError when the strategy cannot run here: FSDP and DeepSpeed need CUDA GPUs (accelerate 1.x shards only
+    on GPUs and would quietly fall back to DDP on CPU), DeepSpeed needs its package, FSDP needs a multi-process launch.
+    """
+    from accelerate import Accelerator
+    from accelerate.utils import DistributedType
+
+    strategy = config.run.distributed
+    gpu = torch.cuda.is_available()
+    plugins: dict[str, Any] = {}
+    if strategy == "deepspeed" and importlib.util.find_spec("deepspeed") is None:
+        raise ConfigError("run.distributed: deepspeed needs the deepspeed package; pip install deepspeed "
+                          "(on CUDA GPUs), or set run.distributed: ddp")
+    if strategy in ("fsdp", "deepspeed") and not gpu:
+        raise ConfigError(f"run.distributed: {strategy} needs CUDA GPUs (accelerate shards only on GPUs and would "
+                          "train with plain DDP on CPU); set run.distributed: ddp to train on CPU")
+    if strategy == "fsdp":
+        from accelerate.utils import FullyShardedDataParallelPlugin
+
+        plugins["fsdp_plugin"] = FullyShardedDataParallelPlugin(
+            fsdp_version=2, auto_wrap_policy="transformer_based_wrap", state_dict_type="FULL_STATE_DICT",
+            reshard_after_forward=True, activation_checkpointing=False)
+    elif strategy == "deepspeed":
+        from accelerate.utils import DeepSpeedPlugin
+
+        plugin = DeepSpeedPlugin(zero_stage=2, gradient_accumulation_steps=1,
+                                 gradient_clipping=config.optim.max_grad_norm or 0.0)
+        plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = config.sft.micro_batch_size
+        plugins["deepspeed_plugin"] = plugin
+    accelerator = Accelerator(cpu=not gpu, mixed_precision=config.run.mixed_precision, **plugins)
+    if strategy == "fsdp" and accelerator.distributed_type != DistributedType.FSDP:
+        raise ConfigError("run.distributed: fsdp needs several processes; launch with torchrun --nproc_per_node N "
+                          "-m mobile_r1.cli.main train ... or accelerate launch --num_processes N ...")
+    return accelerator
+
+
+def _process(accelerator: Any) -> tuple[int, int, bool]:
+    """(rank, world size, is main) of this process; without an accelerator, torch.distributed's or a single process."""
+    if accelerator is not None:
+        return accelerator.process_index, accelerator.num_processes, accelerator.is_main_process
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size(), dist.get_rank() == 0
+    return 0, 1, True
+
+
+def _barrier(accelerator: Any) -> None:
+    if accelerator is not None:
+        accelerator.wait_for_everyone()
+
+
+def is_sharded(model: Any) -> bool:
+    """Whether `model`'s weights are split over processes (FSDP1, or FSDP2 / DTensor parameters)."""
+    from torch.distributed.fsdp import FullyShardedDataParallel
+    from torch.distributed.tensor import DTensor
+
+    return isinstance(model, FullyShardedDataParallel) or any(isinstance(p, DTensor) for p in model.parameters())
+
+
+def _full_options() -> Any:
+    from torch.distributed.checkpoint.state_dict import StateDictOptions
+
+    return StateDictOptions(full_state_dict=True, cpu_offload=True, ignore_frozen_params=True)
+
+
 # ----- checkpoints ------------------------------------------------------------------------------------------------------
 
 
 def _rng_state() -> dict[str, Any]:
     import numpy as np
 
-    return {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
+    state = {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state()
+    return state
 
 
 def _set_rng_state(state: dict[str, Any]) -> None:
@@ -180,27 +257,60 @@ def _set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state(state["cuda"])
 
 
-def save_checkpoint(run_dir: Path, step: int, policy: Policy, optimizer: Any, scheduler: Any, keep: int) -> Path:
-    """Write checkpoints/step-N/state.pt (trainable weights, optimizer, scheduler, RNG, step); keep the newest `keep`."""
+def rng_file(folder: Path, rank: int) -> Path:
+    """Process `rank`'s RNG state in a checkpoint folder."""
+    return folder / f"rng-{rank}.pt"
+
+
+def save_checkpoint(
+    run_dir: Path, step: int, policy: Policy, optimizer: Any, scheduler: Any, keep: int, accelerator: Any = None
+) -> Path:
+    """Write checkpoints/step-N/ and keep the newest `keep`; returns the folder.
+
+    `state.pt` (main process): trainable weights (gathered in full when sharded), optimizer, scheduler, the main
+    process's RNG, step and process count. With `accelerator`, every process must call this: each also writes its
+    own RNG state to `rng-R.pt`, and the folder is renamed into place only once all have written. Without it (one
+    process, or a caller that saves from the main process only) only `state.pt` is written.
+    """
+    rank, world, main = _process(accelerator)
     folder = run_dir / "checkpoints" / f"step-{step}"
     tmp = folder.with_name(folder.name + ".tmp")
-    tmp.mkdir(parents=True, exist_ok=True)
-    model = unwrap(policy.model)
-    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
-    weights = {k: v.detach().cpu() for k, v in model.state_dict().items() if k in trainable}
-    torch.save(
-        {"step": step, "model": weights, "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-         "rng": _rng_state()},
-        tmp / "state.pt",
-    )
-    if folder.exists():
-        shutil.rmtree(folder)
-    tmp.rename(folder)
-    checkpoints = sorted(list_checkpoints(run_dir))
-    for old_step, old in checkpoints[:-keep]:
-        shutil.rmtree(old, ignore_errors=True)
+    if main:
+        if tmp.exists():  # left by a process killed while saving
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+    _barrier(accelerator)
+    if accelerator is not None and is_sharded(policy.model):  # collective: every process takes part
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_optimizer_state_dict
+
+        weights = get_model_state_dict(policy.model, options=_full_options())
+        optim_state = get_optimizer_state_dict(policy.model, getattr(optimizer, "optimizer", optimizer), options=_full_options())
+    elif main:
+        model = unwrap(policy.model)
+        trainable = {n for n, p in model.named_parameters() if p.requires_grad}
+        weights = {k: v.detach().cpu() for k, v in model.state_dict().items() if k in trainable}
+        optim_state = optimizer.state_dict()
+    if accelerator is not None:
+        torch.save(_rng_state(), rng_file(tmp, rank))
+    if main:
+        torch.save(
+            {"step": step, "model": weights, "optimizer": optim_state, "scheduler": scheduler.state_dict(),
+             "rng": _rng_state(), "processes": world, "sharded": accelerator is not None and is_sharded(policy.model)},
+            tmp / "state.pt",
+        )
+    _barrier(accelerator)
+    if main:
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.rename(folder)
+        checkpoints = sorted(list_checkpoints(run_dir))
+        for old_step, old in checkpoints[:-keep]:
+            shutil.rmtree(old, ignore_errors=True)
+    _barrier(accelerator)
     return folder
 
 
@@ -215,16 +325,52 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(out)
 
 
-def load_checkpoint(folder: Path, policy: Policy, optimizer: Any, scheduler: Any) -> int:
-    """Restore a checkpoint written by `save_checkpoint`; returns the number of steps already done."""
+def load_checkpoint(folder: Path, policy: Policy, optimizer: Any, scheduler: Any, accelerator: Any = None) -> int:
+    """Restore a checkpoint written by `save_checkpoint` in every process; returns the number of steps already done.
+
+    Each process restores its own `rng-R.pt`; a checkpoint without one (written by one process, or from the main
+    process only) gives the main process's RNG to rank 0 and leaves the other ranks' freshly seeded RNG alone.
+    """
+    rank, _, _ = _process(accelerator)
     state = torch.load(folder / "state.pt", weights_only=False)
-    missing = unwrap(policy.model).load_state_dict(state["model"], strict=False)
-    if missing.unexpected_keys:
-        raise ConfigError(f"checkpoint {folder} does not fit this model (unexpected {missing.unexpected_keys[:3]})")
-    optimizer.load_state_dict(state["optimizer"])
+    if is_sharded(policy.model):  # every process loads the full state; each keeps its own shard
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_optimizer_state_dict
+
+        if not state.get("sharded"):
+            raise ConfigError(f"checkpoint {folder} was written without FSDP; resume it with the run.distributed it was trained with")
+        options = StateDictOptions(full_state_dict=True, strict=False)
+        set_model_state_dict(policy.model, state["model"], options=options)
+        set_optimizer_state_dict(policy.model, getattr(optimizer, "optimizer", optimizer), state["optimizer"], options=options)
+    else:
+        if state.get("sharded"):
+            raise ConfigError(f"checkpoint {folder} was written under FSDP; resume it with run.distributed: fsdp")
+        missing = unwrap(policy.model).load_state_dict(state["model"], strict=False)
+        if missing.unexpected_keys:
+            raise ConfigError(f"checkpoint {folder} does not fit this model (unexpected {missing.unexpected_keys[:3]})")
+        optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
-    _set_rng_state(state["rng"])
+    own = rng_file(folder, rank)
+    if own.is_file():
+        _set_rng_state(torch.load(own, weights_only=False))
+    elif rank == 0:
+        _set_rng_state(state["rng"])
     return int(state["step"])
+
+
+def save_final(policy: Policy, path: Path, accelerator: Any) -> None:
+    """Write the trained model in `save_pretrained` form (every process calls this; full weights when sharded)."""
+    if is_sharded(policy.model):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        full = get_model_state_dict(policy.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        if accelerator.is_main_process:
+            path.mkdir(parents=True, exist_ok=True)
+            unwrap(policy.model).save_pretrained(path, state_dict=full)
+            (policy.processor or policy.tokenizer).save_pretrained(path)
+    elif accelerator.is_main_process:
+        policy.model = accelerator.unwrap_model(policy.model)
+        policy.save_pretrained(path)
+    accelerator.wait_for_everyone()
 
 
 # ----- the loop ----------------------------------------------------------------------------------------------------------
@@ -275,7 +421,6 @@ def train(
 
     `on_step(step, metrics)` is called after every optimizer step (tests use it to stop a run midway).
     """
-    from accelerate import Accelerator
     from accelerate.utils import set_seed
 
     if stage not in STAGES:
@@ -290,7 +435,7 @@ def train(
     if run_dir.exists() and (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
 
-    accelerator = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=config.run.mixed_precision)
+    accelerator = make_accelerator(config)
     rank, world = accelerator.process_index, accelerator.num_processes
     set_seed(config.run.seed + rank)
     main = accelerator.is_main_process
@@ -331,7 +476,7 @@ def train(
         checkpoints = list_checkpoints(run_dir)
         if not checkpoints:
             raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
-        start = load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler)
+        start = load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
         log.truncate_after(start)
     last: dict[str, float] = {}
     last_eval: dict[str, float] = {}
@@ -357,15 +502,11 @@ def train(
                 last_eval = runner.evaluate()
                 log.log(stage, "eval", done, last_eval)
             if done % config.run.save_every == 0 and done != total:
-                accelerator.wait_for_everyone()
-                if main:
-                    save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints)
+                save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints, accelerator)
             if on_step is not None:
                 on_step(done, metrics)
     accelerator.wait_for_everyone()
-    if main:
-        policy.model = accelerator.unwrap_model(policy.model)
-        policy.save_pretrained(run_dir / "final")
+    save_final(policy, run_dir / "final", accelerator)
     log.close()
     return RunResult(run_dir, total, last, last_eval, main)
 
