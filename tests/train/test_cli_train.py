@@ -1,4 +1,4 @@
-"""`mobile-r1 train` through the CLI: one process, two processes (DDP over gloo), and clean errors."""
+"""`mobile-r1 train` through the CLI: one process, two processes (DDP over gloo; torchrun or accelerate launch), clean errors."""
 
 from __future__ import annotations
 
@@ -49,23 +49,34 @@ def test_cli_trains_and_refuses_to_overwrite(
     assert "stage must be one of sft, action-grpo" in err and "Traceback" not in err
 
 
+# `accelerate launch --cpu` starts a single process (its simple launcher); `--multi_gpu` is the flag that starts
+# N processes through torch.distributed.run, and the run loop then picks gloo on CPU by itself.
+LAUNCHERS = {
+    "torchrun": ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"],
+    "accelerate": ["-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+                   "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", "0"],
+}
+
+
 @pytest.mark.slow
 def test_two_processes_train_like_one(tmp_path: Path, episodes: list[Episode]) -> None:
-    """DDP over gloo on CPU: each process takes half of every batch; the updates equal one process's."""
-    single = _write(tmp_path, episodes, "single")
-    double = _write(tmp_path, episodes, "double")
+    """DDP over gloo on CPU, launched by torchrun and by accelerate launch: each process takes half of every batch;
+    the updates equal one process's."""
     from mobile_r1.train.run import train
 
-    train(single, "sft", progress=False)
-    proc = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "-m", "mobile_r1.cli.main", "train",
-         "--config", str(double), "--stage", "sft"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stderr.count("sft: 4 steps") == 1  # only the main process reports
-    one, two = _train_records(tmp_path / "single"), _train_records(tmp_path / "double")
-    assert [r["processes"] for r in two] == [2.0] * 4 and [r["processes"] for r in one] == [1.0] * 4
-    for a, b in zip(one, two):
-        assert b["loss"] == pytest.approx(a["loss"], abs=1e-4)
-        assert b["tokens"] == a["tokens"]
+    train(_write(tmp_path, episodes, "single"), "sft", progress=False)  # also builds the preset the processes read
+    one = _train_records(tmp_path / "single")
+    assert [r["processes"] for r in one] == [1.0] * 4
+    for launcher, args in LAUNCHERS.items():
+        config = _write(tmp_path, episodes, launcher)
+        proc = subprocess.run(
+            [sys.executable, *args, "-m", "mobile_r1.cli.main", "train", "--config", str(config), "--stage", "sft"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
+        assert proc.returncode == 0, (launcher, proc.stderr[-3000:])
+        assert proc.stderr.count("sft: 4 steps") == 1, launcher  # only the main process reports
+        two = _train_records(tmp_path / launcher)
+        assert [r["processes"] for r in two] == [2.0] * 4, launcher
+        for a, b in zip(one, two):
+            assert b["loss"] == pytest.approx(a["loss"], abs=1e-4), launcher
+            assert b["tokens"] == a["tokens"], launcher
