@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -82,6 +83,32 @@ def test_two_processes_stopped_after_a_checkpoint_and_resumed_match_a_straight_r
     for x, y in zip(ours, ref):
         for key in ("loss", "reward_mean", "completion_length", "format_valid"):
             assert x[key] == pytest.approx(y[key], abs=1e-4), (x["step"], key)
+
+
+def _tiny() -> tuple[SimpleNamespace, torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
+    torch.manual_seed(0)
+    policy = SimpleNamespace(model=torch.nn.Linear(3, 2))
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=0.1)
+    return policy, optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+
+
+def test_a_checkpoint_saved_from_the_main_process_only_keeps_the_one_file_layout(tmp_path: Path) -> None:
+    """Without an accelerator (one process, or stage 3 saving from the main process) only state.pt is written, and
+    loading it restores the weights, the optimizer and the main process's RNG."""
+    from mobile_r1.train.run import list_checkpoints, load_checkpoint, save_checkpoint
+
+    policy, optimizer, scheduler = _tiny()
+    policy.model(torch.ones(1, 3)).sum().backward()
+    optimizer.step()
+    torch.manual_seed(7)
+    folder = save_checkpoint(tmp_path, 3, policy, optimizer, scheduler, keep=1)
+    after = torch.rand(2)
+    assert [p.name for p in folder.iterdir()] == ["state.pt"] and list_checkpoints(tmp_path) == [(3, folder)]
+    fresh, fresh_optimizer, fresh_scheduler = _tiny()
+    assert load_checkpoint(folder, fresh, fresh_optimizer, fresh_scheduler) == 3
+    assert torch.equal(torch.rand(2), after)
+    assert torch.equal(fresh.model.weight, policy.model.weight)
+    assert torch.equal(fresh_optimizer.state_dict()["state"][0]["exp_avg"], optimizer.state_dict()["state"][0]["exp_avg"])
 
 
 FSDP_WORKER = """
