@@ -331,7 +331,12 @@ def load_checkpoint(folder: Path, policy: Policy, optimizer: Any, scheduler: Any
     Each process restores its own `rng-R.pt`; a checkpoint without one (written by one process, or from the main
     process only) gives the main process's RNG to rank 0 and leaves the other ranks' freshly seeded RNG alone.
     """
+    from accelerate.utils import DistributedType
+
     rank, _, _ = _process(accelerator)
+    if accelerator is not None and accelerator.distributed_type == DistributedType.DEEPSPEED:
+        raise ConfigError("--resume is not supported with run.distributed: deepspeed yet (a checkpoint holds only the "
+                          "main process's optimizer partition); start the run again or use fsdp")
     state = torch.load(folder / "state.pt", weights_only=False)
     if is_sharded(policy.model):  # every process loads the full state; each keeps its own shard
         from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_optimizer_state_dict
