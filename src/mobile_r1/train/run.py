@@ -110,6 +110,7 @@ def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSetting
         min_pixels=d.min_pixels,
         max_pixels=d.max_pixels,
         image_dir=d.image_dir or image_dir,
+        ground_thought=d.ground_thought,
     )
 
 
@@ -381,7 +382,7 @@ def save_final(policy: Policy, path: Path, accelerator: Any) -> None:
 # ----- the loop ----------------------------------------------------------------------------------------------------------
 
 
-def _make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tuple[Any, Any]:
+def make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tuple[Any, Any]:
     from transformers import get_scheduler
 
     params = [p for p in policy.model.parameters() if p.requires_grad]
@@ -395,7 +396,7 @@ def _make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tu
     return optimizer, scheduler
 
 
-def _progress(enabled: bool) -> Any:
+def progress_bar(enabled: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from mobile_r1.cli.app import console
@@ -471,7 +472,7 @@ def train(
         runner = ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples)
     total = runner.total_steps
     updates_per_step = config.grpo.num_iterations if stage == "action-grpo" else 1
-    optimizer, scheduler = _make_optimizer(policy, config, total * updates_per_step)
+    optimizer, scheduler = make_optimizer(policy, config, total * updates_per_step)
     policy.model, optimizer = accelerator.prepare(policy.model, optimizer)
     runner.attach(optimizer, scheduler)
 
@@ -488,7 +489,7 @@ def train(
     if start == 0 and eval_examples:
         last_eval = runner.evaluate()
         log.log(stage, "eval", 0, last_eval)
-    with _progress(progress and main) as bar:
+    with progress_bar(progress and main) as bar:
         task = bar.add_task(stage, total=total, completed=start, info="")
         for step in range(start, total):
             t0 = time.perf_counter()

@@ -321,7 +321,6 @@ def train_task_grpo(
 ) -> Any:
     """Run stage 3 from a config into `run.output_dir` (config.yaml, metrics.jsonl, trajectories.jsonl, tensorboard/,
     checkpoints/, final/), like `mobile_r1.train.run.train` does for the other stages. Returns a `RunResult`."""
-    from accelerate import Accelerator
     from accelerate.utils import set_seed
 
     from mobile_r1.train import run as loop
@@ -336,7 +335,7 @@ def train_task_grpo(
     task_episodes("train", 1, config.run.seed, t.specs, t.tasks, t.suite)  # fail on unknown tasks before loading
     if (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
-    accelerator = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=config.run.mixed_precision)
+    accelerator = loop.make_accelerator(config)
     set_seed(config.run.seed + accelerator.process_index)
     main = accelerator.is_main_process
     if main:
@@ -347,7 +346,7 @@ def train_task_grpo(
     check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
     runner = TaskGRPORunner(config, policy, accelerator, sampler)
     total = runner.total_steps
-    optimizer, scheduler = loop._make_optimizer(policy, config, total * config.grpo.num_iterations)
+    optimizer, scheduler = loop.make_optimizer(policy, config, total * config.grpo.num_iterations)
     policy.model, optimizer = accelerator.prepare(policy.model, optimizer)
     runner.attach(optimizer, scheduler)
 
@@ -357,7 +356,7 @@ def train_task_grpo(
         checkpoints = loop.list_checkpoints(run_dir)
         if not checkpoints:
             raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
-        start = loop.load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler)
+        start = loop.load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
         log.truncate_after(start)
         _truncate_jsonl(run_dir / "trajectories.jsonl", start)
     last: dict[str, float] = {}
@@ -365,7 +364,7 @@ def train_task_grpo(
     if start == 0 and runner.eval_episodes:
         last_eval = runner.evaluate()
         log.log("task-grpo", "eval", 0, last_eval)
-    with loop._progress(progress and main) as bar:
+    with loop.progress_bar(progress and main) as bar:
         task = bar.add_task("task-grpo", total=total, completed=start, info="")
         for step in range(start, total):
             t0 = time.perf_counter()
@@ -384,14 +383,11 @@ def train_task_grpo(
                 log.log("task-grpo", "eval", done, last_eval)
             if done % config.run.save_every == 0 and done != total:
                 accelerator.wait_for_everyone()
-                if main:
-                    loop.save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints)
+                loop.save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints, accelerator)
             if on_step is not None:
                 on_step(done, metrics)
     accelerator.wait_for_everyone()
-    if main:
-        policy.model = accelerator.unwrap_model(policy.model)
-        policy.save_pretrained(run_dir / "final")
+    loop.save_final(policy, run_dir / "final", accelerator)
     log.close()
     return loop.RunResult(run_dir, total, last, last_eval, main)
 
