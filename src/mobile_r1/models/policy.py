@@ -14,6 +14,8 @@ import torch
 from mobile_r1.core.errors import ConfigError
 
 PRESETS = ("tiny-lm", "tiny-vl", "smollm2-135m")
+# Bumped when a preset's build changes (architecture, tokenizer), so an older cached build is not reused.
+PRESET_VERSIONS = {"tiny-lm": 2, "tiny-vl": 2, "smollm2-135m": 1}
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -173,24 +175,33 @@ def _load_processor(name: str) -> Any:
 
 def build_preset(name: str, *, seed: int = 0, rebuild: bool = False) -> Path:
     """Build a preset once into the cache folder and return its directory (later calls reuse it)."""
-    out = cache_dir() / (name if seed == 0 else f"{name}-seed{seed}")
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+    version = PRESET_VERSIONS[name]
+    out = cache_dir() / "".join((name, f"-v{version}" if version > 1 else "", f"-seed{seed}" if seed else ""))
     if (out / "config.json").is_file() and not rebuild:
         return out
-    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-    if name == "tiny-lm":
-        _build_tiny_lm(tmp, seed)
-    elif name == "tiny-vl":
-        _build_tiny_vl(tmp, seed)
-    elif name == "smollm2-135m":
-        _build_smollm2(tmp)
-    else:
-        raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
-    try:
-        tmp.rename(out)
-    except OSError:  # another process built it first
-        import shutil
+    from filelock import FileLock
 
-        shutil.rmtree(tmp, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out) + ".lock"):  # processes started together build it once
+        if (out / "config.json").is_file() and not rebuild:
+            return out
+        return _build_into(name, out, seed)
+
+
+def _build_into(name: str, out: Path, seed: int) -> Path:
+    """Build into a temporary folder, then move it into place (a build cut off midway leaves no preset behind)."""
+    import shutil
+
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    builders = {"tiny-lm": lambda: _build_tiny_lm(tmp, seed), "tiny-vl": lambda: _build_tiny_vl(tmp, seed),
+                "smollm2-135m": lambda: _build_smollm2(tmp)}
+    builders[name]()
+    if out.exists():  # a rebuild
+        shutil.rmtree(out)
+    tmp.rename(out)
     return out
 
 
