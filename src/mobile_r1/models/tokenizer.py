@@ -88,12 +88,15 @@ def build_corpus(seed: int = 0, n_lines: int = 3000) -> list[str]:
 
 
 def train_tokenizer(vocab_size: int = 2048, seed: int = 0):  # -> transformers.PreTrainedTokenizerFast
-    """Train a byte-level BPE on `build_corpus()` and wrap it as a transformers fast tokenizer with a chat template."""
+    """Train a byte-level BPE (single-digit numbers) on `build_corpus()` and wrap it as a transformers fast tokenizer with a chat template."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # numbers are split into single digits, as Qwen2's tokenizer does: a point is copied digit by digit
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
