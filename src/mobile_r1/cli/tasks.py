@@ -98,6 +98,8 @@ def generate(
     self_correct: float = typer.Option(0.0, "--self-correct", help="Share of episodes with a wrong step and its recovery."),
     seed: int = typer.Option(0, "--seed", help="Seed of the split and of the injected mistakes."),
     scale: float = typer.Option(0.3, "--scale", help="Screenshot scale of the 1080x2400 screen."),
+    screenshots: bool = typer.Option(True, "--screenshots/--no-screenshots",
+                                     help="Draw the screens (off: accessibility text only, much faster)."),
 ) -> None:
     """Write expert trajectories as Mobile-R1-style episodes with screenshots and accessibility text."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -111,6 +113,6 @@ def generate(
                   console=console, transient=True) as bar:
         job = bar.add_task(f"{suite} {split}", total=episodes)
         stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
-                             progress=lambda _id: bar.advance(job))
+                             progress=lambda _id: bar.advance(job), screenshots=screenshots)
     typer.echo(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
                   f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}")

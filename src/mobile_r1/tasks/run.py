@@ -109,14 +109,16 @@ def check_split(suite: str, split: str = "test", seed: int = 0, size: int | None
 
 
 def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int = 0, self_correct: float = 0.0,
-             scale: float = 0.3, progress: Progress | None = None, keep_failed: bool = False) -> dict[str, Any]:
+             scale: float = 0.3, progress: Progress | None = None, keep_failed: bool = False,
+             screenshots: bool = True) -> dict[str, Any]:
     """Write expert trajectories of a split as Mobile-R1-style episodes (native store) with screenshots and
-    accessibility text (`a11y/<episode>_<step>.txt`); returns counts."""
+    accessibility text (`a11y/<episode>_<step>.txt`); returns counts. `screenshots=False` draws no screens (much
+    faster, for training on accessibility text only)."""
     if episodes < 1:
         raise ConfigError("--episodes must be at least 1")
     out = Path(out)
     chosen = build_split(suite, split, seed, size=episodes)
-    expert = Expert(seed=seed, self_correct=self_correct, render=True, scale=scale)
+    expert = Expert(seed=seed, self_correct=self_correct, render=screenshots, scale=scale)
     records: list[Episode] = []
     a11y = out / "a11y"
     a11y.mkdir(parents=True, exist_ok=True)
