@@ -47,6 +47,21 @@ def test_only_the_assistant_text_and_end_token_are_trained(episodes: list[Episod
     assert click.label.coordinate == (x, y) and f'"coordinate": [{x}, {y}]' in click.target
 
 
+def test_grounded_thoughts_name_the_target_as_the_prompt_lists_it(episodes: list[Episode]) -> None:
+    plain = step_examples(episodes[:1], PromptSettings(dialect="compact"))
+    grounded = step_examples(episodes[:1], PromptSettings(dialect="compact", ground_thought=True))
+    first = grounded[0]
+    line = '"Mom" (' + ", ".join(str(v) for v in first.label.coordinate) + ")"
+    assert f"Target: {line}" in first.target
+    assert line in first.messages[-1]["content"]  # the same text as the screen listing the model reads
+    assert "Target:" not in plain[0].target
+    assert "Target:" not in grounded[1].target  # typing has no target point
+    assert grounded[1].target == plain[1].target
+    # dialects without a point listing keep the expert's thought
+    assert [e.target for e in step_examples(episodes[:1], PromptSettings(dialect="inquire", ground_thought=True))] == \
+        [e.target for e in step_examples(episodes[:1], PromptSettings(dialect="inquire"))]
+
+
 def test_history_window_limits_the_prompt(episodes: list[Episode]) -> None:
     last = lambda w: step_examples(episodes[:1], PromptSettings(history_window=w))[3].messages[-1]["content"]  # noqa: E731
     text0, text3 = json.dumps(last(0)), json.dumps(last(3))

@@ -44,6 +44,8 @@ class DataConfig(_Section):
     dialect: str = Field("inquire", description="prompt and output format: qwen2.5vl, inquire, mobile-r1, uitars")
     observation_mode: Literal["image", "text"] = Field("text", description="screenshots or accessibility-tree text")
     history_window: int | None = Field(4, ge=0, description="earlier steps shown in the prompt (null: all)")
+    ground_thought: bool = Field(False, description="append the target's screen line to point actions' thoughts "
+                                 "(compact dialect): the model names and locates the element before acting")
     prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
     min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
     max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")
@@ -134,6 +136,9 @@ class GenerateConfig(_Section):
     self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
     seed: int = 0
     scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
+    screenshots: bool = Field(True, description="draw the screens (off: accessibility text only, much faster)")
+    eval_episodes: int = Field(0, ge=0, description="also write this many expert episodes per suite of the held-out "
+                               "split (another seed than the scored ones) as data.eval: labelled steps the stages score")
 
 
 class CurriculumConfig(_Section):

@@ -106,26 +106,36 @@ def stage_list(config: TrainConfig) -> list[str]:
 # ----- the steps ------------------------------------------------------------------------------------------------------
 
 
-def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callable[[str], None]) -> list[str]:
-    """Write the expert training data (train split of each suite) unless it is already there; returns the folders."""
+def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
+    """Write the expert data unless it is already there: each suite's train split, and with `eval_episodes` held-out
+    labelled steps from the evaluation split (seed + 1, so not the episodes every model is scored on).
+
+    Returns the train folders and the held-out folders.
+    """
     from mobile_r1.tasks.run import generate
 
     gen = config.curriculum.generate
     assert gen is not None
     wanted = gen.model_dump(mode="json")
     done = state.data.get("data")
-    folders = [str(run_dir / "data" / suite) for suite in gen.suites]
-    if done and done.get("settings") == wanted and all(Path(f, "episodes.jsonl").exists() for f in folders):
-        return folders
+    jobs = [(suite, "train", gen.episodes, gen.seed, run_dir / "data" / suite) for suite in gen.suites]
+    if gen.eval_episodes:
+        split = config.curriculum.eval_split
+        jobs += [(suite, split, gen.eval_episodes, gen.seed + 1, run_dir / "data" / f"{suite}-{split}")
+                 for suite in gen.suites]
+    train = [str(job[-1]) for job in jobs if job[1] == "train"]
+    held = [str(job[-1]) for job in jobs if job[1] != "train"]
+    if done and done.get("settings") == wanted and all(Path(job[-1], "episodes.jsonl").exists() for job in jobs):
+        return train, held
     started = time.perf_counter()
-    for suite, folder in zip(gen.suites, folders):
+    for suite, split, episodes, seed, folder in jobs:
         shutil.rmtree(folder, ignore_errors=True)
-        stats = generate(suite, "train", gen.episodes, folder, seed=gen.seed, self_correct=gen.self_correct,
-                         scale=gen.scale)
-        log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/train -> {folder}")
-    state.data["data"] = {"settings": wanted, "folders": folders}
+        stats = generate(suite, split, episodes, folder, seed=seed, self_correct=gen.self_correct if split == "train" else 0.0,
+                         scale=gen.scale, screenshots=gen.screenshots)
+        log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/{split} -> {folder}")
+    state.data["data"] = {"settings": wanted, "folders": train, "heldout": held}
     state.time("data", time.perf_counter() - started)
-    return folders
+    return train, held
 
 
 def stage_config(config: TrainConfig, stage: str, model: str, run_dir: Path) -> TrainConfig:
@@ -272,7 +282,9 @@ def run_curriculum(
     total_start = time.perf_counter()
 
     if config.curriculum.generate is not None:
-        config.data.train = generate_data(config, run_dir, state, log)
+        config.data.train, held = generate_data(config, run_dir, state, log)
+        if held:
+            config.data.eval = held
     if any(s in stages for s in ("sft", "action-grpo")) and not config.data.train:
         raise ConfigError("stages sft and action-grpo need episodes: list data.train or set curriculum.generate")
 

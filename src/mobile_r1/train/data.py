@@ -28,6 +28,10 @@ class PromptSettings:
     min_pixels: int = MIN_PIXELS
     max_pixels: int = 1280 * 28 * 28
     image_dir: str | None = None  # where `screenshot_path`s are relative to
+    # Grounded thoughts: append the target's screen line to a point action's thought ("Target: \"Buy now\" (499, 1351)"),
+    # so a small model names and locates the element before the tool call copies its point. Needs a dialect
+    # that lists elements with their points (compact); others leave thoughts as they are.
+    ground_thought: bool = False
 
 
 @dataclass
@@ -101,8 +105,13 @@ def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[Ste
             if settings.observation_mode == "image":
                 shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
                 images = [_load_image(o, settings, model) for o in shown]
+            thought = step.thought
+            if settings.ground_thought and label.coordinate is not None and step.observation is not None:
+                named = dialect.target_text(step.observation, label.coordinate, model)
+                if named is not None:
+                    thought = f"{thought} Target: {named}".strip()
             try:
-                target = dialect.render(label, step.thought, step.description)
+                target = dialect.render(label, thought, step.description)
             except ActionError as exc:
                 raise DataError(f"episode {episode.id}, step {index}: {exc}; choose another data.dialect") from None
             out.append(

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from mobile_r1.core import Action, ActionType
 from mobile_r1.core.dialects import CompactDialect, get_dialect
-from mobile_r1.core.dialects.compact import compact_screen
+from mobile_r1.core.dialects.compact import KEYBOARD_OPEN, compact_screen, compact_target
 from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Observation, Step, UIElement
 
@@ -77,3 +77,47 @@ def test_messages_are_short_and_carry_task_history_and_user_replies() -> None:
     assert len(messages[0]["content"]) + len(user) < 1500
     windowed = dialect.build_messages("Text Alice", SCREEN, history, observation_mode="text", history_window=1)
     assert "Messages" not in windowed[1]["content"].split("Screen:")[0]
+
+
+PHONE = Observation(
+    screen_size=(1080, 2400),
+    elements=[
+        UIElement(0, "android.widget.LinearLayout", (0, 0, 1080, 90), resource_id="com.android.systemui:id/status_bar"),
+        UIElement(1, "android.widget.TextView", (18, 24, 121, 65), text="12:00", parent=0),
+        UIElement(2, "android.widget.LinearLayout", (0, 90, 1080, 2270)),
+        UIElement(3, "android.widget.ScrollView", (0, 200, 1080, 1800), resource_id="com.sim.shop:id/feed",
+                  scrollable=True, parent=2),
+        UIElement(4, "android.widget.LinearLayout", (0, 200, 540, 700), clickable=True, parent=3),
+        UIElement(5, "android.widget.TextView", (20, 220, 520, 300), text="Zen Earbuds", parent=4),
+        UIElement(6, "android.widget.TextView", (20, 320, 520, 400), text="$27.72", parent=4),
+        UIElement(7, "android.widget.TextView", (20, 420, 520, 500), text="Zen Earbuds", parent=4),
+        UIElement(8, "android.widget.TextView", (0, 1850, 1080, 1900), text="Free delivery", parent=2),
+        UIElement(9, "android.widget.Button", (600, 1950, 1000, 2050), text=" ", clickable=True, parent=2),
+        UIElement(10, "android.widget.LinearLayout", (0, 1600, 1080, 2270), resource_id="com.sim.inputmethod:id/keyboard"),
+        UIElement(11, "android.widget.Button", (0, 1600, 100, 1700), text="q", clickable=True,
+                  resource_id="com.sim.inputmethod:id/key_q", parent=10),
+        UIElement(12, "android.widget.LinearLayout", (0, 2270, 1080, 2400), resource_id="com.android.systemui:id/navigation_bar"),
+        UIElement(13, "android.widget.ImageView", (100, 2280, 200, 2390), content_desc="Back", clickable=True,
+                  resource_id="com.android.systemui:id/back", parent=12),
+    ],
+)
+
+
+def test_screen_merges_inner_texts_and_leaves_out_bars_and_keyboard_keys() -> None:
+    # the card is labelled by its texts (repeats once), the blank button by nothing, the list by its resource name;
+    # the texts inside the card, the status bar, the keyboard's keys and the navigation bar are not listed
+    assert compact_screen(PHONE).splitlines() == [
+        '[3] "feed" scroll (540, 1000)',
+        '[4] "Zen Earbuds $27.72" (270, 450)',
+        '[8] "Free delivery" (540, 1875)',
+        "[9] (800, 2000)",
+        KEYBOARD_OPEN,
+    ]
+
+
+def test_target_names_the_listed_element_at_a_point() -> None:
+    assert compact_target(PHONE, (270, 450)) == '"Zen Earbuds $27.72" (270, 450)'
+    assert compact_target(PHONE, (100, 250)) == '"Zen Earbuds $27.72" (270, 450)'  # inside the card, not its centre
+    assert compact_target(PHONE, (1070, 120)) is None  # nothing listed there
+    assert get_dialect("compact").target_text(PHONE, (270, 450)) == compact_target(PHONE, (270, 450))
+    assert get_dialect("inquire").target_text(PHONE, (270, 450)) is None

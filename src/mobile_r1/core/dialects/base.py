@@ -85,6 +85,14 @@ class Dialect:
         """The assistant text that expresses `action` in this dialect (the SFT target)."""
         raise NotImplementedError
 
+    def target_text(self, observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
+        """How the prompt shows the element at `point` (model frame), for grounded thoughts; None when it cannot say.
+
+        Only dialects whose screen listing names elements with their points answer (compact); see
+        `PromptSettings.ground_thought`.
+        """
+        return None
+
     # ----- helpers shared by the dialects -------------------------------------------------------------
     def allows(self, action: Action) -> bool:
         return action.type in self.action_types

@@ -11,55 +11,151 @@ Output format (the same tags and parsing rules as the InquireMobile dialect, see
 
 Unlike "inquire" it offers every `ActionType` (`open`, `call_user` and `answer` included), and its prompt is a
 few lines: the action list, the task, the past steps one line each (with the user's replies) and the screen as
-one short line per useful element (`[id] "label" (x, y)`, coordinates in the model frame).
+one short line per element the agent can act on or read (`[id] "label" (x, y)`, coordinates in the model frame;
+no status bar, navigation bar or keyboard keys).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.dialects.base import Message, ObservationMode, window
 from mobile_r1.core.dialects.observation import is_useful
 from mobile_r1.core.dialects.toolcall import ToolCallDialect, tool_call_json
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.core.geometry import Frame
-from mobile_r1.core.records import Observation, Step
+from mobile_r1.core.geometry import Frame, point_in_box
+from mobile_r1.core.records import Observation, Step, UIElement
 
 COMPACT_ACTIONS: tuple[ActionType, ...] = tuple(ActionType)
 
 COMPACT_SYSTEM = (
-    "You operate a phone. Reply with <think>reasoning</think> then "
-    '<tool_call>{"name": "mobile_use", "arguments": {...}}</tool_call>.\n'
-    "Actions: {actions}.\n"
-    "click/long_press take coordinate [x, y]; swipe takes coordinate and coordinate2; type takes text; "
-    "open takes text (app name); key takes text; system_button takes button (Back, Home, Menu, Enter); "
-    "wait takes time; call_user takes text (a question for the user); answer takes text; "
-    "terminate takes status (success or failure)."
+    "You operate a phone. Reply <think>...</think><tool_call>{\"name\": \"mobile_use\", \"arguments\": {...}}</tool_call>.\n"
+    "Arguments: click, long_press: coordinate [x, y]; swipe: coordinate, coordinate2; type, key: text; "
+    "open: text (app); system_button: button (Back, Home, Menu, Enter); wait: time; call_user: text (ask the user); "
+    "answer: text; terminate: status (success, failure)."
 )
 NO_SCREEN = "(no screen)"
 NO_ELEMENTS = "(empty screen)"
 
 
-def compact_screen(observation: Observation, model_frame: Frame | None = None) -> str:
-    """One short line per useful element: `[id] "label" (x, y)`, the centre in `model_frame` when given."""
+CHROME_PACKAGES = ("systemui", "inputmethod")  # status / navigation bars and soft keyboards: not listed
+KEYBOARD_OPEN = "(keyboard open)"
+
+
+def _actionable(element: UIElement) -> bool:
+    return element.clickable or element.long_clickable or element.editable or element.checkable or element.scrollable
+
+
+def box_area(bounds: tuple[int, int, int, int]) -> int:
+    return max(0, bounds[2] - bounds[0]) * max(0, bounds[3] - bounds[1])
+
+
+def _chrome(element: UIElement) -> bool:
+    package = element.resource_id.split(":", 1)[0]
+    return any(word in package for word in CHROME_PACKAGES)
+
+
+@dataclass(frozen=True)
+class ListedElement:
+    """One line of the compact screen listing: the element, its line and its centre in the model frame."""
+
+    element: UIElement
+    line: str
+    point: tuple[int, int]
+
+
+def compact_listing(observation: Observation, model_frame: Frame | None = None) -> tuple[list[ListedElement], bool]:
+    """The elements `compact_screen` lists, with their lines, and whether a soft keyboard is open.
+
+    Listed: actionable elements (click, long press, edit, check, scroll), labelled by their own text or
+    description, else by the texts inside them (a scrolling list by its resource name); and text that sits in
+    no actionable element. The status bar, the navigation bar (`system_button` does Back and Home) and the soft
+    keyboard's keys (`type` does the typing) are left out; an open keyboard is said in one line.
+    """
     screen = Frame.screen(*observation.screen_size)
     target = model_frame or screen
-    lines: list[str] = []
+    by_id = {e.id: e for e in observation.elements}
+    children: dict[int, list[UIElement]] = {}
     for element in observation.elements:
+        if element.parent is not None:
+            children.setdefault(element.parent, []).append(element)
+
+    def ancestors(element: UIElement) -> list[UIElement]:
+        out, seen = [], {element.id}
+        while element.parent is not None and element.parent in by_id and element.parent not in seen:
+            element = by_id[element.parent]
+            seen.add(element.id)
+            out.append(element)
+        return out
+
+    def inner_text(element: UIElement) -> str:
+        texts: list[str] = []
+        stack = list(reversed(children.get(element.id, [])))
+        while stack and len(texts) < 2:
+            child = stack.pop()
+            label = (child.text or child.content_desc).strip()
+            if label and label not in texts:
+                texts.append(label)
+            stack.extend(reversed(children.get(child.id, [])))
+        return " ".join(texts)
+
+    listed: list[ListedElement] = []
+    keyboard = False
+    for element in observation.elements:
+        up = ancestors(element)
+        if _chrome(element) or any(_chrome(a) for a in up):
+            keyboard = keyboard or "inputmethod" in element.resource_id
+            continue
         if not is_useful(element):
             continue
-        label = element.text or element.content_desc or element.resource_id.rsplit("/", 1)[-1]
+        own = (element.text or element.content_desc).strip()
+        if element.scrollable:
+            label = own or element.resource_id.rsplit("/", 1)[-1]
+        elif _actionable(element):
+            label = own or inner_text(element) or element.resource_id.rsplit("/", 1)[-1]
+        elif own and not any(_actionable(a) for a in up):
+            label = own
+        else:
+            continue
         cx, cy = screen.map(element.center, target)
         parts = [f"[{element.id}]"]
         if label:
             parts.append(json.dumps(label, ensure_ascii=False))
         if element.editable:
             parts.append("edit")
+        if element.scrollable:
+            parts.append("scroll")
+        if element.focused:
+            parts.append("focused")
         parts.append(f"({cx}, {cy})")
-        lines.append(" ".join(parts))
+        listed.append(ListedElement(element, " ".join(parts), (cx, cy)))
+    return listed, keyboard
+
+
+def compact_screen(observation: Observation, model_frame: Frame | None = None) -> str:
+    """One short line per element a small model needs: `[id] "label" (x, y)`, the centre in `model_frame` when given."""
+    listed, keyboard = compact_listing(observation, model_frame)
+    lines = [item.line for item in listed] + ([KEYBOARD_OPEN] if keyboard else [])
     return "\n".join(lines) if lines else NO_ELEMENTS
+
+
+def compact_target(observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
+    """The listed element at `point` (model frame) as its line without the id, e.g. `"Buy now" (499, 1351)`.
+
+    The element whose centre is the point, else the smallest listed element that contains it; None when no listed
+    element does.
+    """
+    listed, _ = compact_listing(observation, model_frame)
+    hit = next((item for item in listed if item.point == tuple(point)), None)
+    if hit is None:
+        screen = Frame.screen(*observation.screen_size)
+        x, y = (model_frame or screen).map(point, screen)
+        inside = [item for item in listed if point_in_box((x, y), item.element.bounds)]
+        hit = min(inside, key=lambda item: box_area(item.element.bounds), default=None)
+    return hit.line.split("] ", 1)[1] if hit is not None else None
 
 
 class CompactDialect(ToolCallDialect):
@@ -70,7 +166,10 @@ class CompactDialect(ToolCallDialect):
     tags = ("think", "tool_call")
 
     def system_prompt(self, model_frame: Frame | None = None) -> str:
-        return COMPACT_SYSTEM.replace("{actions}", ", ".join(t.value for t in self.action_types))
+        return COMPACT_SYSTEM
+
+    def target_text(self, observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
+        return compact_target(observation, point, model_frame)
 
     def step_text(self, index: int, step: Step) -> str:
         """One history line: the step number and its arguments as JSON, plus the user's reply if any."""
@@ -109,4 +208,5 @@ class CompactDialect(ToolCallDialect):
         return [system, {"role": "user", "content": text + compact_screen(observation, model_frame)}]
 
 
-__all__ = ["COMPACT_ACTIONS", "CompactDialect", "compact_screen", "tool_call_json"]
+__all__ = ["COMPACT_ACTIONS", "CompactDialect", "ListedElement", "compact_listing", "compact_screen", "compact_target",
+           "tool_call_json"]
