@@ -237,7 +237,7 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
 
 def advance(t: Trajectory, view: ModelView, prompt: PromptInput, ids: list[int], text: str) -> Turn:
     """Apply one model output to one trajectory: parse, step the phone (or not), record the turn and the history."""
-    obs = t.observation
+    obs = before_obs = t.observation
     assert obs is not None
     parsed, action = view.read(text, obs)
     before = obs.state_key or ""
@@ -250,7 +250,7 @@ def advance(t: Trajectory, view: ModelView, prompt: PromptInput, ids: list[int],
         turn.user_reply = info.get("user_reply")
         turn.next_state_key = obs.state_key or ""
         t.history.append(Step(action=action, thought=parsed.thought or "", description=parsed.description or "",
-                              user_reply=turn.user_reply, model_text=text))
+                              observation=before_obs, user_reply=turn.user_reply, model_text=text))
         t.observation = obs
         t.done = done
     t.turns.append(turn)

@@ -57,7 +57,7 @@ def test_parse_rejects_a_thought_without_a_tool_call() -> None:
 def test_screen_lists_useful_elements_in_the_model_frame() -> None:
     text = compact_screen(SCREEN, Frame(540, 1200))
     lines = text.splitlines()
-    assert lines == ['[3] "Send" (135, 300)', '[5] "Message" edit (270, 175)']
+    assert lines == ['"Send" (135, 300)', '"Message" edit (270, 175)']
 
 
 def test_messages_are_short_and_carry_task_history_and_user_replies() -> None:
@@ -70,13 +70,38 @@ def test_messages_are_short_and_carry_task_history_and_user_replies() -> None:
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
     assert "Task: Text Alice" in user
-    assert '1. {"action": "open", "text": "Messages"}' in user
-    assert "-> user: Alice" in user
-    assert '[3] "Send"' in user
+    assert '1. open "Messages"\n2. call_user -> user: Alice' in user
+    assert '"Send" (270, 600)' in user
     assert "hidden" not in user
     assert len(messages[0]["content"]) + len(user) < 1500
     windowed = dialect.build_messages("Text Alice", SCREEN, history, observation_mode="text", history_window=1)
-    assert "Messages" not in windowed[1]["content"].split("Screen:")[0]
+    assert windowed[1]["content"].split("Past steps:\n")[1].split("\nTask:")[0] == "1. call_user -> user: Alice"
+
+
+def test_history_names_the_element_a_past_step_touched_as_the_screen_listed_it() -> None:
+    dialect = get_dialect("compact")
+    frame = Frame(540, 1200)
+    history = [
+        Step(action=Action.click(135, 300), observation=SCREEN),  # the centre of "Send", model frame
+        Step(action=Action.click(20, 170), observation=SCREEN),  # inside the "Message" field, off its centre
+        Step(action=Action.click(500, 1100), observation=SCREEN),  # nothing listed there: the point is kept
+        Step(action=Action.click(135, 300)),  # no observation kept: the point
+        Step(action=Action.swipe(270, 900, 270, 300), observation=SCREEN),
+        Step(action=Action.type_text("hi there")),
+        Step(action=Action.system_button("Back")),
+        Step(action=Action.terminate("success")),
+    ]
+    past = dialect.build_messages("Text Alice", SCREEN, history, observation_mode="text", model_frame=frame)[1]["content"]
+    assert past.split("Past steps:\n")[1].split("\nTask:")[0].splitlines() == [
+        '1. click "Send"',
+        '2. click "Message" edit',
+        "3. click (500, 1100)",
+        "4. click (135, 300)",
+        "5. swipe (270, 900) to (270, 300)",
+        '6. type "hi there"',
+        '7. system_button "Back"',
+        '8. terminate "success"',
+    ]
 
 
 PHONE = Observation(
@@ -107,10 +132,10 @@ def test_screen_merges_inner_texts_and_leaves_out_bars_and_keyboard_keys() -> No
     # the card is labelled by its texts (repeats once), the blank button by nothing, the list by its resource name;
     # the texts inside the card, the status bar, the keyboard's keys and the navigation bar are not listed
     assert compact_screen(PHONE).splitlines() == [
-        '[3] "feed" scroll (540, 1000)',
-        '[4] "Zen Earbuds $27.72" (270, 450)',
-        '[8] "Free delivery" (540, 1875)',
-        "[9] (800, 2000)",
+        '"feed" scroll (540, 1000)',
+        '"Zen Earbuds $27.72" (270, 450)',
+        '"Free delivery" (540, 1875)',
+        "(800, 2000)",
         KEYBOARD_OPEN,
     ]
 

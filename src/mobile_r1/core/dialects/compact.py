@@ -10,9 +10,10 @@ Output format (the same tags and parsing rules as the InquireMobile dialect, see
     </tool_call>
 
 Unlike "inquire" it offers every `ActionType` (`open`, `call_user` and `answer` included), and its prompt is a
-few lines: the action list, the task, the past steps one line each (with the user's replies) and the screen as
-one short line per element the agent can act on or read (`[id] "label" (x, y)`, coordinates in the model frame;
-no status bar, navigation bar or keyboard keys).
+few lines: the action list, then the screen as one short line per element the agent can act on or read
+(`"label" (x, y)`, coordinates in the model frame; no status bar, navigation bar or keyboard keys), the past steps
+one line each (with the user's replies) and the task last. A past step names the element it touched as the screen listed it
+(`click "Buy now"`), so the model reads what it did, not where.
 """
 
 from __future__ import annotations
@@ -60,11 +61,18 @@ def _chrome(element: UIElement) -> bool:
 
 @dataclass(frozen=True)
 class ListedElement:
-    """One line of the compact screen listing: the element, its line and its centre in the model frame."""
+    """One line of the compact screen listing: the element, its name (`"Buy now"`, with `edit` / `scroll` /
+    `focused` marks; empty for an unlabelled element) and its centre in the model frame."""
 
     element: UIElement
-    line: str
+    name: str
     point: tuple[int, int]
+
+    @property
+    def line(self) -> str:
+        """`"Buy now" (499, 1351)`: the name and the point, as the screen listing shows them."""
+        where = f"({self.point[0]}, {self.point[1]})"
+        return f"{self.name} {where}" if self.name else where
 
 
 def compact_listing(observation: Observation, model_frame: Frame | None = None) -> tuple[list[ListedElement], bool]:
@@ -121,7 +129,7 @@ def compact_listing(observation: Observation, model_frame: Frame | None = None) 
         else:
             continue
         cx, cy = screen.map(element.center, target)
-        parts = [f"[{element.id}]"]
+        parts = []
         if label:
             parts.append(json.dumps(label, ensure_ascii=False))
         if element.editable:
@@ -130,24 +138,20 @@ def compact_listing(observation: Observation, model_frame: Frame | None = None) 
             parts.append("scroll")
         if element.focused:
             parts.append("focused")
-        parts.append(f"({cx}, {cy})")
         listed.append(ListedElement(element, " ".join(parts), (cx, cy)))
     return listed, keyboard
 
 
 def compact_screen(observation: Observation, model_frame: Frame | None = None) -> str:
-    """One short line per element a small model needs: `[id] "label" (x, y)`, the centre in `model_frame` when given."""
+    """One short line per element a small model needs: `"label" (x, y)`, the centre in `model_frame` when given."""
     listed, keyboard = compact_listing(observation, model_frame)
     lines = [item.line for item in listed] + ([KEYBOARD_OPEN] if keyboard else [])
     return "\n".join(lines) if lines else NO_ELEMENTS
 
 
-def compact_target(observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
-    """The listed element at `point` (model frame) as its line without the id, e.g. `"Buy now" (499, 1351)`.
-
-    The element whose centre is the point, else the smallest listed element that contains it; None when no listed
-    element does.
-    """
+def listed_at(observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> ListedElement | None:
+    """The listed element at `point` (model frame): the one whose centre is the point, else the smallest listed
+    element that contains it; None when no listed element does."""
     listed, _ = compact_listing(observation, model_frame)
     hit = next((item for item in listed if item.point == tuple(point)), None)
     if hit is None:
@@ -155,7 +159,13 @@ def compact_target(observation: Observation, point: tuple[int, int], model_frame
         x, y = (model_frame or screen).map(point, screen)
         inside = [item for item in listed if point_in_box((x, y), item.element.bounds)]
         hit = min(inside, key=lambda item: box_area(item.element.bounds), default=None)
-    return hit.line.split("] ", 1)[1] if hit is not None else None
+    return hit
+
+
+def compact_target(observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
+    """The listed element at `point` (model frame) as the screen lists it, e.g. `"Buy now" (499, 1351)`."""
+    hit = listed_at(observation, point, model_frame)
+    return hit.line if hit is not None else None
 
 
 class CompactDialect(ToolCallDialect):
@@ -171,15 +181,29 @@ class CompactDialect(ToolCallDialect):
     def target_text(self, observation: Observation, point: tuple[int, int], model_frame: Frame | None = None) -> str | None:
         return compact_target(observation, point, model_frame)
 
-    def step_text(self, index: int, step: Step) -> str:
-        """One history line: the step number and its arguments as JSON, plus the user's reply if any."""
-        line = f"{index}. {json.dumps(step.action.to_arguments(), ensure_ascii=False)}"
+    def step_text(self, index: int, step: Step, model_frame: Frame | None = None) -> str:
+        """One history line, short: `3. click "Buy now"` (the element a point action touched, as the screen listed it;
+        its point when nothing named was listed there), `4. type "hello"`, `5. call_user -> user: Yes, go ahead`."""
+        action = step.action
+        args = action.to_arguments()
+        kind = args.pop("action")
+        if action.coordinate is not None:
+            hit = listed_at(step.observation, action.coordinate, model_frame) if step.observation is not None else None
+            if hit is not None and hit.name and kind != "swipe":
+                what = hit.name
+            else:
+                what = " to ".join(f"({p[0]}, {p[1]})" for p in (action.coordinate, action.coordinate2) if p is not None)
+        elif kind == "call_user":
+            what = ""
+        else:
+            what = " ".join(json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v) for v in args.values())
+        line = f"{index}. {kind} {what}".rstrip()
         if step.user_reply is not None:
             line += f" -> user: {step.user_reply}"
         return line
 
-    def history_text(self, steps: Sequence[Step]) -> str:
-        return "\n".join(self.step_text(i, s) for i, s in enumerate(steps, start=1)) if steps else "(none)"
+    def history_text(self, steps: Sequence[Step], model_frame: Frame | None = None) -> str:
+        return "\n".join(self.step_text(i, s, model_frame) for i, s in enumerate(steps, start=1)) if steps else "(none)"
 
     def image_observations(
         self, observation: Observation | None, history: Sequence[Step] = (), *, history_window: int | None = None
@@ -199,14 +223,17 @@ class CompactDialect(ToolCallDialect):
         if observation_mode not in ("image", "text"):
             raise ConfigError(f"observation_mode must be 'image' or 'text', got {observation_mode!r}")
         steps = window(history, history_window)
-        text = f"Task: {instruction}\nPast steps:\n{self.history_text(steps)}\nScreen:\n"
+        # the screen first, the task last: what the answer has to copy from (the app, a name, a text) sits right
+        # before it, which a small model learns to read much sooner
+        tail = f"\nPast steps:\n{self.history_text(steps, model_frame)}\nTask: {instruction}"
         system = {"role": "system", "content": self.system_prompt(model_frame)}
         if observation is None:
-            return [system, {"role": "user", "content": text + NO_SCREEN}]
+            return [system, {"role": "user", "content": f"Screen:\n{NO_SCREEN}{tail}"}]
         if observation_mode == "image":
-            return [system, {"role": "user", "content": [{"type": "text", "text": text}, {"type": "image"}]}]
-        return [system, {"role": "user", "content": text + compact_screen(observation, model_frame)}]
+            return [system, {"role": "user", "content": [{"type": "text", "text": "Screen:\n"}, {"type": "image"},
+                                                          {"type": "text", "text": tail}]}]
+        return [system, {"role": "user", "content": f"Screen:\n{compact_screen(observation, model_frame)}{tail}"}]
 
 
 __all__ = ["COMPACT_ACTIONS", "CompactDialect", "ListedElement", "compact_listing", "compact_screen", "compact_target",
-           "tool_call_json"]
+           "listed_at", "tool_call_json"]
