@@ -213,3 +213,23 @@ def test_shipped_curriculum_configs_load(name: str, stages: list[str]) -> None:
     config = load_config(REPO / "configs" / f"{name}.yaml")
     assert config.curriculum.stages == stages
     assert config.curriculum.eval_suites == ["inquire-sim", "nav-sim"]
+
+
+@pytest.mark.parametrize("dialect", ["compact", "uitars"])
+def test_the_scoring_agent_sees_prompts_exactly_as_training_wrote_them(tmp_path: Path, dialect: str) -> None:
+    # coordinates in the screen listing and the history must be in the frame the model was trained in
+    from mobile_r1.agents import AgentRequest, make_agent
+    from mobile_r1.tasks import Expert
+    from mobile_r1.tasks.suites import build_split
+    from mobile_r1.train.data import step_examples
+    from mobile_r1.train.run import prompt_settings
+
+    config = load_config(write_config(tmp_path, data__dialect=dialect, data__history_window=3))
+    record = Expert().run(build_split("nav-sim", "test", size=1)[0]).episode
+    examples = step_examples([record], prompt_settings(config, None))
+    agent = make_agent("hf:tiny-lm", dialect=dialect, observation_mode="text", **curriculum.eval_agent_options(config))
+    for index, example in enumerate(examples):
+        step = record.steps[index]
+        messages, _ = agent.view.prompt(AgentRequest(record.instruction, step.observation, record.steps[:index]))
+        assert messages == example.messages
+    assert any("(" in m["content"] for m in examples[-1].messages)

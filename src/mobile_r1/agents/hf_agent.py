@@ -81,6 +81,7 @@ class HFAgent(Agent):
         frame: str | None = None,
         prescale: float = 1.0,
         max_pixels: int | None = None,
+        min_pixels: int | None = None,
         history_window: int | None = None,
         temperature: float = 0.0,
         top_p: float = 1.0,
@@ -105,7 +106,7 @@ class HFAgent(Agent):
         self.policy = model
         self.policy.model.eval()
         mode = observation_mode or ("image" if self.policy.takes_images else "text")
-        extra = {"max_pixels": max_pixels} if max_pixels else {}
+        extra = {k: v for k, v in (("max_pixels", max_pixels), ("min_pixels", min_pixels)) if v}
         self.view = ModelView.create(
             dialect, observation_mode=mode, frame=frame, prescale=prescale, history_window=history_window, **extra
         )

@@ -173,6 +173,15 @@ def run_stage(config: TrainConfig, stage: str, model: str, run_dir: Path, resume
     return str(stage_dir / "final")
 
 
+def eval_agent_options(config: TrainConfig) -> dict[str, Any]:
+    """Options of the `hf:` agent that scores a model: greedy, and prompts exactly as the training examples were
+    written (`train.data.step_examples`): the data section's history window and the Qwen frame with its pixel bounds."""
+    d, cur = config.data, config.curriculum
+    return {"history_window": d.history_window, "max_new_tokens": cur.eval_max_new_tokens, "batch_size": cur.eval_batch,
+            "dtype": config.model.dtype, "frame": "qwen", "prescale": d.prescale, "min_pixels": d.min_pixels,
+            "max_pixels": d.max_pixels}
+
+
 def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, SuiteScore]:
     """Score `model` on every evaluation suite (the same seeded test episodes each time); resumable per episode."""
     from mobile_r1.eval.runner import RUN_FILE, EvalConfig, run_eval
@@ -185,8 +194,7 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
             agent=f"hf:{model}", suite=suite, split=cur.eval_split, episodes=cur.eval_episodes,
             workers=cur.eval_batch, dialect=config.data.dialect, observation=config.data.observation_mode,
             max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
-            agent_options={"history_window": config.data.history_window, "max_new_tokens": cur.eval_max_new_tokens,
-                           "batch_size": cur.eval_batch, "dtype": config.model.dtype},
+            agent_options=eval_agent_options(config),
         )
         result = run_eval(eval_config)
         o = result.report.overall
@@ -334,5 +342,5 @@ def run_curriculum(
     return CurriculumResult(run_dir, rows, ran, skipped, dict(state.data["timings"]), json_path, md_path, report)
 
 
-__all__ = ["run_curriculum", "CurriculumResult", "ModelRow", "SuiteScore", "comparison_markdown", "stage_config",
+__all__ = ["run_curriculum", "eval_agent_options", "CurriculumResult", "ModelRow", "SuiteScore", "comparison_markdown", "stage_config",
            "stage_list", "STAGE_ORDER", "UNTRAINED"]
