@@ -47,19 +47,58 @@ def test_only_the_assistant_text_and_end_token_are_trained(episodes: list[Episod
     assert click.label.coordinate == (x, y) and f'"coordinate": [{x}, {y}]' in click.target
 
 
-def test_grounded_thoughts_name_the_target_as_the_prompt_lists_it(episodes: list[Episode]) -> None:
-    plain = step_examples(episodes[:1], PromptSettings(dialect="compact"))
-    grounded = step_examples(episodes[:1], PromptSettings(dialect="compact", ground_thought=True))
+def test_thought_styles_name_the_target_as_the_prompt_lists_it(episodes: list[Episode]) -> None:
+    expert = step_examples(episodes[:1], PromptSettings(dialect="compact"))
+    grounded = step_examples(episodes[:1], PromptSettings(dialect="compact", thought="grounded"))
+    brief = step_examples(episodes[:1], PromptSettings(dialect="compact", thought="brief"))
     first = grounded[0]
     line = '"Mom" (' + ", ".join(str(v) for v in first.label.coordinate) + ")"
-    assert f"Target: {line}" in first.target
     assert line in first.messages[-1]["content"]  # the same text as the screen listing the model reads
-    assert "Target:" not in plain[0].target
-    assert "Target:" not in grounded[1].target  # typing has no target point
-    assert grounded[1].target == plain[1].target
+    assert f"The chat list is open; Mom is listed. I tap Mom to open the chat. Target: {line}" in first.target
+    assert f"<think>\nclick {line}\n</think>" in brief[0].target
+    assert "Target:" not in expert[0].target and "The chat list is open" in expert[0].target
+    # typing has no target point: grounded keeps the expert's thought, brief writes the step's description
+    assert grounded[1].target == expert[1].target
+    assert "<think>\nType hello\n</think>" in brief[1].target
     # dialects without a point listing keep the expert's thought
-    assert [e.target for e in step_examples(episodes[:1], PromptSettings(dialect="inquire", ground_thought=True))] == \
+    assert [e.target for e in step_examples(episodes[:1], PromptSettings(dialect="inquire", thought="grounded"))] == \
         [e.target for e in step_examples(episodes[:1], PromptSettings(dialect="inquire"))]
+
+
+def test_history_actions_are_in_the_model_frame_as_agents_show_them(episodes: list[Episode]) -> None:
+    from mobile_r1.agents.base import ModelView
+    from mobile_r1.agents import AgentRequest
+
+    settings = PromptSettings(dialect="inquire", observation_mode="text", history_window=2)
+    example = step_examples(episodes[:1], settings)[2]
+    view = ModelView.create("inquire", observation_mode="text", frame="qwen", max_pixels=settings.max_pixels,
+                            history_window=2)
+    episode = episodes[0]
+    messages, _ = view.prompt(AgentRequest(episode.instruction, episode.steps[2].observation, episode.steps[:2]))
+    assert messages == example.messages
+
+
+def test_batched_loss_equals_each_example_scored_alone_with_full_logits(episodes: list[Episode]) -> None:
+    # collate_sft lines targets up at one column and computes logits from there only; the loss must not change
+    from mobile_r1.train.sft import token_loss_sum
+
+    policy = load_policy("tiny-lm")
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=2))[:4]
+    items = [encode_example(policy, e) for e in examples]
+    assert len({item.labels.index(next(t for t in item.labels if t != IGNORE)) for item in items}) > 1  # prompts differ
+    batch = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"))
+    starts = [(row != IGNORE).nonzero()[0].item() for row in batch["labels"]]
+    assert len(set(starts)) == 1
+    with torch.no_grad():
+        total, count = token_loss_sum(policy.model, batch)
+        alone = 0.0
+        for item in items:
+            ids = torch.tensor([item.input_ids])
+            logits = policy.model(input_ids=ids).logits[0, :-1]
+            alone += float(torch.nn.functional.cross_entropy(logits, torch.tensor(item.labels[1:]), ignore_index=IGNORE,
+                                                             reduction="sum"))
+    assert count == sum(sum(t != IGNORE for t in item.labels) for item in items)
+    assert float(total) == pytest.approx(alone, rel=1e-5)
 
 
 def test_history_window_limits_the_prompt(episodes: list[Episode]) -> None:

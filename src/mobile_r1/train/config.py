@@ -44,8 +44,9 @@ class DataConfig(_Section):
     dialect: str = Field("inquire", description="prompt and output format: qwen2.5vl, inquire, mobile-r1, uitars")
     observation_mode: Literal["image", "text"] = Field("text", description="screenshots or accessibility-tree text")
     history_window: int | None = Field(4, ge=0, description="earlier steps shown in the prompt (null: all)")
-    ground_thought: bool = Field(False, description="append the target's screen line to point actions' thoughts "
-                                 "(compact dialect): the model names and locates the element before acting")
+    thought: Literal["expert", "grounded", "brief"] = Field(
+        "expert", description="SFT thoughts: expert (as recorded), grounded (+ the target's screen line for point "
+        "actions), brief (the one-line step description; point actions as their target's line); compact dialect")
     prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
     min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
     max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")
@@ -68,6 +69,7 @@ class SFTConfig(_Section):
     batch_size: int = Field(8, ge=1, description="examples per optimizer step (over all processes)")
     micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
     max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
+    group_by_length: bool = Field(False, description="batch examples of similar length (less padding, faster steps)")
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
 
 

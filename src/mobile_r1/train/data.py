@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import torch
 
 from mobile_r1.core.actions import Action
-from mobile_r1.core.dialects import get_dialect
+from mobile_r1.core.dialects import Dialect, get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
-from mobile_r1.core.records import Episode, Observation
+from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.train.grpo import PromptInput
 
@@ -28,10 +28,10 @@ class PromptSettings:
     min_pixels: int = MIN_PIXELS
     max_pixels: int = 1280 * 28 * 28
     image_dir: str | None = None  # where `screenshot_path`s are relative to
-    # Grounded thoughts: append the target's screen line to a point action's thought ("Target: \"Buy now\" (499, 1351)"),
-    # so a small model names and locates the element before the tool call copies its point. Needs a dialect
-    # that lists elements with their points (compact); others leave thoughts as they are.
-    ground_thought: bool = False
+    # The thought the model is trained to write (see `training_thought`): "expert" as recorded; "grounded" adds the
+    # target's screen line to point actions; "brief" is the step's one-line description, point actions written
+    # as their target's screen line. Grounding needs a dialect that lists elements with points (compact).
+    thought: Literal["expert", "grounded", "brief"] = "expert"
 
 
 @dataclass
@@ -77,6 +77,29 @@ def _load_image(observation: Observation, settings: PromptSettings, frame: Frame
     return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
 
 
+def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str) -> str:
+    """The thought of one SFT target.
+
+    expert    the recorded thought
+    grounded  the recorded thought + ` Target: "Buy now" (499, 1351)` for point actions: a small model names and
+              locates the element before the tool call copies its point
+    brief     the step's description (`Open Chat`, `Type 'hi' and submit`); a point action as its verb and target,
+              `click "Buy now" (499, 1351)` (the description when the dialect cannot name the target)
+    """
+    if style == "expert":
+        return step.thought
+    named = None
+    if label.coordinate is not None and step.observation is not None:
+        named = dialect.target_text(step.observation, label.coordinate, model_frame)
+    if style == "grounded":
+        return f"{step.thought} Target: {named}".strip() if named else step.thought
+    if style == "brief":
+        if named:
+            return f"{label.type.value} {named}"
+        return step.description or step.thought
+    raise ConfigError(f"unknown thought style {style!r}: expert, grounded or brief")
+
+
 def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:
     """Every step of every episode as an example (history = the episode's earlier steps)."""
     dialect = get_dialect(settings.dialect)
@@ -92,7 +115,8 @@ def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[Ste
             else:
                 source = Frame.screen(*screen)
             label = step.action.map_points(lambda p: source.map(p, model))
-            history = episode.steps[:index]
+            # earlier actions in the model frame, as the agents show them (`mobile_r1.agents.base`)
+            history = [replace(s, action=s.action.map_points(lambda p: source.map(p, model))) for s in episode.steps[:index]]
             messages = dialect.build_messages(
                 episode.instruction,
                 step.observation,
@@ -105,11 +129,7 @@ def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[Ste
             if settings.observation_mode == "image":
                 shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
                 images = [_load_image(o, settings, model) for o in shown]
-            thought = step.thought
-            if settings.ground_thought and label.coordinate is not None and step.observation is not None:
-                named = dialect.target_text(step.observation, label.coordinate, model)
-                if named is not None:
-                    thought = f"{thought} Target: {named}".strip()
+            thought = training_thought(dialect, step, label, model, settings.thought)
             try:
                 target = dialect.render(label, thought, step.description)
             except ActionError as exc:

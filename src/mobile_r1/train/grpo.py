@@ -284,9 +284,10 @@ def collate(samples: list[Sample], pad_id: int, device: torch.device) -> MicroBa
 
 def token_logps(model: Any, batch: MicroBatch, temperature: float) -> torch.Tensor:
     """log p(completion token | everything before it), from logits divided by `temperature`. Shape (B, T_c)."""
-    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False, **batch.vision).logits
     k = batch.completion_length
-    logits = logits[:, -k - 1 : -1].float() / temperature
+    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False,
+                   logits_to_keep=k + 1, **batch.vision).logits  # only the completion's logits are computed
+    logits = logits[:, :-1].float() / temperature
     targets = batch.input_ids[:, -k:]
     return torch.gather(logits, -1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 

@@ -110,20 +110,36 @@ def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSetting
         min_pixels=d.min_pixels,
         max_pixels=d.max_pixels,
         image_dir=d.image_dir or image_dir,
-        ground_thought=d.ground_thought,
+        thought=d.thought,
     )
 
 
-def batch_positions(step: int, batch_size: int, n: int, seed: int) -> list[int]:
-    """Example indices of optimizer step `step`: a fresh seeded permutation every epoch, read in order.
+def epoch_order(epoch: int, n: int, seed: int, lengths: list[int] | None = None, batch_size: int = 1) -> list[int]:
+    """The order examples are read in during `epoch`: a seeded permutation; with `lengths`, grouped by length.
+
+    Grouping (as transformers' LengthGroupedSampler does) sorts each run of 16 batches of the permutation by length,
+    longest first, so a batch pads little; which examples share a run stays random.
+    """
+    g = torch.Generator().manual_seed(seed * 100_003 + epoch)
+    order = torch.randperm(n, generator=g).tolist()
+    if lengths is None:
+        return order
+    run = 16 * batch_size
+    return [i for start in range(0, n, run) for i in sorted(order[start : start + run], key=lambda k: -lengths[k])]
+
+
+def batch_positions(step: int, batch_size: int, n: int, seed: int, lengths: list[int] | None = None) -> list[int]:
+    """Example indices of optimizer step `step`: `epoch_order` of each epoch, read in order.
 
     The data position is a pure function of the step, so a resumed run reads exactly what the killed one would.
     """
-    out = []
+    out: list[int] = []
+    orders: dict[int, list[int]] = {}
     for pos in range(step * batch_size, (step + 1) * batch_size):
         epoch, offset = divmod(pos, n)
-        g = torch.Generator().manual_seed(seed * 100_003 + epoch)
-        out.append(int(torch.randperm(n, generator=g)[offset]))
+        if epoch not in orders:
+            orders[epoch] = epoch_order(epoch, n, seed, lengths, batch_size)
+        out.append(orders[epoch][offset])
     return out
 
 

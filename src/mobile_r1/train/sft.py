@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -38,12 +39,25 @@ def encode_example(policy: Policy, example: StepExample, max_length: int | None 
     return SFTItem(prompt_ids + target, [IGNORE] * len(prompt_ids) + target, prompt.vision)
 
 
+def _prompt_length(item: SFTItem) -> int:
+    return next((k for k, t in enumerate(item.labels) if t != IGNORE), len(item.labels))
+
+
 def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device) -> dict[str, torch.Tensor]:
-    """Right-padded ids, attention mask and labels (IGNORE on padding), plus image tensors."""
-    width = max(len(i.input_ids) for i in items)
-    ids = [i.input_ids + [pad_id] * (width - len(i.input_ids)) for i in items]
-    labels = [i.labels + [IGNORE] * (width - len(i.labels)) for i in items]
-    mask = [[1] * len(i.input_ids) + [0] * (width - len(i.input_ids)) for i in items]
+    """Ids, attention mask and labels (IGNORE on padding) laid out as [pad.. prompt][target ..pad], so every target
+    starts at the same column and logits are computed from there on only (`token_loss_sum`); plus image tensors.
+
+    Left padding leaves a text model's outputs as they are: rotary positions are relative and padding is masked.
+    """
+    starts = [_prompt_length(i) for i in items]
+    p_len = max(starts)
+    t_len = max(len(i.input_ids) - s for i, s in zip(items, starts))
+    ids, labels, mask = [], [], []
+    for item, start in zip(items, starts):
+        left, right = p_len - start, t_len - (len(item.input_ids) - start)
+        ids.append([pad_id] * left + item.input_ids + [pad_id] * right)
+        labels.append([IGNORE] * left + item.labels + [IGNORE] * right)
+        mask.append([0] * left + [1] * len(item.input_ids) + [0] * right)
     batch = {
         "input_ids": torch.tensor(ids, device=device),
         "attention_mask": torch.tensor(mask, device=device),
@@ -54,11 +68,18 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device) -> dict
 
 
 def token_loss_sum(model: Any, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
-    """Sum of the next-token cross-entropy over labelled tokens, and how many there were."""
+    """Sum of the next-token cross-entropy over labelled tokens, and how many there were.
+
+    Logits are computed only from the first labelled column on (`logits_to_keep`): the language-model head over a
+    long prompt is a large share of a small model's compute.
+    """
     labels = batch["labels"]
     inputs = {k: v for k, v in batch.items() if k != "labels"}
-    logits = model(**inputs, use_cache=False).logits[:, :-1].float()
-    targets = labels[:, 1:]
+    labelled = (labels != IGNORE).any(dim=0).nonzero()
+    first = max(int(labelled[0]), 1) if len(labelled) else labels.shape[1] - 1  # column 0 is never predicted
+    keep = labels.shape[1] - first + 1  # the logit at column t predicts the token at t + 1
+    logits = model(**inputs, use_cache=False, logits_to_keep=keep).logits[:, :-1].float()
+    targets = labels[:, labels.shape[1] - keep + 1 :]
     loss = torch.nn.functional.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE, reduction="sum"
     )
@@ -104,6 +125,8 @@ class SFTRunner:
         self.train = train
         self.held_out = held_out
         self.held_out_items = [encode_example(policy, e, config.sft.max_length) for e in held_out]
+        # prompt sizes in characters: a cheap stand-in for token counts when batches are grouped by length
+        self.lengths = [len(json.dumps(e.messages)) for e in train] if config.sft.group_by_length else None
         sft = config.sft
         steps = math.ceil(len(train) * sft.epochs / sft.batch_size)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
@@ -125,7 +148,7 @@ class SFTRunner:
 
         cfg = self.config
         acc = self.accelerator
-        positions = batch_positions(step, cfg.sft.batch_size, len(self.train), cfg.run.seed)
+        positions = batch_positions(step, cfg.sft.batch_size, len(self.train), cfg.run.seed, self.lengths)
         mine = examples_for_rank(self.train, positions, acc.process_index, acc.num_processes)
         items = [encode_example(self.policy, e, cfg.sft.max_length) for e in mine]
         tokens = self._token_count(items)
