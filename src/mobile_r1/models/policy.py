@@ -13,9 +13,10 @@ import torch
 
 from mobile_r1.core.errors import ConfigError
 
-PRESETS = ("tiny-lm", "tiny-vl", "smollm2-135m")
+PRESETS = ("tiny-lm", "small-lm", "tiny-vl", "smollm2-135m")
 # Bumped when a preset's build changes (architecture, tokenizer), so an older cached build is not reused.
-PRESET_VERSIONS = {"tiny-lm": 2, "tiny-vl": 2, "smollm2-135m": 1}
+PRESET_VERSIONS = {"tiny-lm": 3, "small-lm": 1, "tiny-vl": 3, "smollm2-135m": 1}
+TOKENIZER_VERSION = 1  # of the locally trained tokenizer the random presets share
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -196,8 +197,8 @@ def _build_into(name: str, out: Path, seed: int) -> Path:
 
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    builders = {"tiny-lm": lambda: _build_tiny_lm(tmp, seed), "tiny-vl": lambda: _build_tiny_vl(tmp, seed),
-                "smollm2-135m": lambda: _build_smollm2(tmp)}
+    builders = {"tiny-lm": lambda: _build_lm(tmp, seed, TINY_LM), "small-lm": lambda: _build_lm(tmp, seed, SMALL_LM),
+                "tiny-vl": lambda: _build_tiny_vl(tmp, seed), "smollm2-135m": lambda: _build_smollm2(tmp)}
     builders[name]()
     if out.exists():  # a rebuild
         shutil.rmtree(out)
@@ -205,19 +206,42 @@ def _build_into(name: str, out: Path, seed: int) -> Path:
     return out
 
 
-def _build_tiny_lm(out: Path, seed: int) -> None:
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+def local_tokenizer() -> Any:
+    """The byte-level BPE trained here on our prompts and phone texts (`models.tokenizer`), built once and cached."""
+    from transformers import AutoTokenizer
 
     from mobile_r1.models.tokenizer import train_tokenizer
 
-    tokenizer = train_tokenizer()
+    out = cache_dir() / f"tokenizer-v{TOKENIZER_VERSION}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
+    with FileLock(str(out) + ".lock"):
+        if not (out / "tokenizer.json").is_file():
+            import shutil
+
+            tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+            train_tokenizer().save_pretrained(tmp)
+            shutil.rmtree(out, ignore_errors=True)
+            tmp.rename(out)
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    tokenizer.padding_side = "left"
+    return tokenizer
+
+
+# Random text models built from a config: tiny-lm for tests (seconds to train a step), small-lm for CPU training
+# that has to learn something in minutes (the demo: about 4 M parameters besides the embeddings).
+TINY_LM = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+SMALL_LM = dict(hidden_size=256, intermediate_size=768, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=4)
+
+
+def _build_lm(out: Path, seed: int, size: dict[str, int]) -> None:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = local_tokenizer()
     config = Qwen2Config(
         vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        **size,
         max_position_embeddings=4096,
         tie_word_embeddings=True,
         bos_token_id=None,
@@ -237,9 +261,7 @@ def _build_tiny_vl(out: Path, seed: int) -> None:
 
     from mobile_r1.models.vision import ImageTextProcessor
 
-    from mobile_r1.models.tokenizer import train_tokenizer
-
-    tokenizer = train_tokenizer()
+    tokenizer = local_tokenizer()
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in ("<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>")}
     config = Qwen2_5_VLConfig(
         text_config=dict(
