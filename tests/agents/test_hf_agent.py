@@ -73,9 +73,9 @@ def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path) -
     policy = load_policy("tiny-lm")
     model = get_peft_model(policy.model, LoraConfig(r=4, lora_alpha=8, target_modules="all-linear"))
     with torch.no_grad():
-        for name, p in model.named_parameters():
+        for index, (name, p) in enumerate(model.named_parameters()):
             if "lora_B" in name:
-                p.normal_(0, 0.5, generator=torch.Generator().manual_seed(hash(name) % 1000))
+                p.normal_(0, 0.5, generator=torch.Generator().manual_seed(index))
     model.save_pretrained(tmp_path / "adapter")
     policy.model = model
     reqs = requests(observation, 2)
@@ -86,6 +86,9 @@ def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path) -
     as_model = make_agent(f"hf:{tmp_path / 'adapter'}", **options)
     assert [o.text for o in on_base.act_batch(reqs)] == in_memory
     assert [o.text for o in as_model.act_batch(reqs)] == in_memory
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.no_grad():
+        assert not torch.allclose(model(input_ids=ids).logits, tiny_lm.model(input_ids=ids).logits, atol=1e-3)
     assert in_memory != base
 
 
