@@ -26,6 +26,14 @@ def test_tokenizer_round_trips_tool_calls_and_keeps_special_tokens_whole() -> No
     assert chat == "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>go<|im_end|>\n<|im_start|>assistant\n"
 
 
+def test_small_lm_preset_is_deeper_and_wider_than_tiny_lm_with_the_same_tokenizer() -> None:
+    small, tiny = load_policy("small-lm"), load_policy("tiny-lm")
+    assert (small.model.config.num_hidden_layers, small.model.config.hidden_size) == (4, 128)
+    assert sum(p.numel() for p in small.model.parameters()) > 3 * sum(p.numel() for p in tiny.model.parameters())
+    assert small.tokenizer.get_vocab() == tiny.tokenizer.get_vocab()
+    assert small.tokenizer("Task: open Chat (12, 345)").input_ids == tiny.tokenizer("Task: open Chat (12, 345)").input_ids
+
+
 def test_tiny_lm_preset_is_cached_and_generates() -> None:
     first = build_preset("tiny-lm")
     assert build_preset("tiny-lm") == first and (first / "config.json").is_file()
