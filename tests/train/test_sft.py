@@ -17,7 +17,7 @@ from mobile_r1.models import load_policy
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import PromptSettings, step_examples
 from mobile_r1.train.run import train
-from mobile_r1.train.sft import IGNORE, collate_sft, encode_example
+from mobile_r1.train.sft import IGNORE, collate_sft, encode_example, repeat_by_action
 
 
 def _unmasked_text(policy, item) -> str:
@@ -158,3 +158,23 @@ def test_sft_run_lowers_the_loss_and_writes_the_run_directory(tmp_path: Path, ep
     final = load_policy(str(run / "final"))
     trained = dict(final.model.named_parameters())
     assert not torch.equal(trained["model.embed_tokens.weight"], dict(load_policy("tiny-lm").model.named_parameters())["model.embed_tokens.weight"])
+
+
+def test_action_repeats_show_rare_decisions_more_often_and_lengthen_the_epoch(tmp_path: Path, episodes: list[Episode]) -> None:
+    examples = step_examples(episodes, PromptSettings(dialect="compact", observation_mode="text"))
+    kinds = [e.label.type.value for e in examples]
+    assert "click" in kinds and any(k != "click" for k in kinds)
+    repeated = repeat_by_action(examples, {"click": 3})
+    assert [e.label.type.value for e in repeated].count("click") == 3 * kinds.count("click")
+    assert len(repeated) == len(examples) + 2 * kinds.count("click")
+    assert [e for e in repeated if e.label.type.value != "click"] == [e for e in examples if e.label.type.value != "click"]
+
+    plain = train(write_config(tmp_path / "a", episodes, sft={"epochs": 1}, data={"eval_max_steps": 0}), "sft", progress=False)
+    more = train(write_config(tmp_path / "b", episodes, sft={"epochs": 1, "action_repeats": {"click": 3}},
+                              data={"eval_max_steps": 0}), "sft", progress=False)
+    n_plain, n_more = len(_records(plain.run_dir, "train")), len(_records(more.run_dir, "train"))
+    inquire = step_examples(episodes, PromptSettings(dialect="inquire", observation_mode="text"))
+    clicks = sum(1 for e in inquire if e.label.type.value == "click")
+    assert (n_plain, n_more) == (-(-len(inquire) // 4), -(-(len(inquire) + 2 * clicks) // 4))
+    with pytest.raises(ValueError, match="unknown action type 'clik'"):
+        write_config(tmp_path / "c", episodes, sft={"action_repeats": {"clik": 2}})

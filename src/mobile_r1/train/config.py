@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from mobile_r1.core.actions import ActionType
 from mobile_r1.core.errors import ConfigError
 
 
@@ -70,6 +71,19 @@ class SFTConfig(_Section):
     micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
     max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
     group_by_length: bool = Field(False, description="batch examples of similar length (less padding, faster steps)")
+    action_repeats: dict[str, int] = Field(
+        default_factory=dict, description="show steps of these action types N times per epoch, e.g. {open: 4, type: 3}")
+
+    @field_validator("action_repeats")
+    @classmethod
+    def _known_actions(cls, value: dict[str, int]) -> dict[str, int]:
+        names = [t.value for t in ActionType]
+        for name, n in value.items():
+            if name not in names:
+                raise ValueError(f"unknown action type {name!r}; one of {', '.join(names)}")
+            if n < 1:
+                raise ValueError(f"repeats of {name!r} must be at least 1, got {n}")
+        return value
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
 
 

@@ -114,6 +114,15 @@ def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str,
     return {"format_valid": valid / n, "type_match": same_type / n}
 
 
+def repeat_by_action(examples: list[StepExample], repeats: dict[str, int]) -> list[StepExample]:
+    """Each example `repeats[its label's action type]` times (1 for types not listed), in order.
+
+    Expert data is mostly clicks; the rare decisions a task turns on (which app to open, what to type, when to ask)
+    get few gradient steps otherwise.
+    """
+    return [e for e in examples for _ in range(repeats.get(e.label.type.value, 1))]
+
+
 class SFTRunner:
     """Stage 1 for the run loop: fixed-size batches of examples, token-mean loss, gradient accumulation."""
 
@@ -122,13 +131,13 @@ class SFTRunner:
         self.config = config
         self.policy = policy
         self.accelerator = accelerator
-        self.train = train
+        self.train = repeat_by_action(train, config.sft.action_repeats)
         self.held_out = held_out
         self.held_out_items = [encode_example(policy, e, config.sft.max_length) for e in held_out]
         # prompt sizes in characters: a cheap stand-in for token counts when batches are grouped by length
-        self.lengths = [len(json.dumps(e.messages)) for e in train] if config.sft.group_by_length else None
+        self.lengths = [len(json.dumps(e.messages)) for e in self.train] if config.sft.group_by_length else None
         sft = config.sft
-        steps = math.ceil(len(train) * sft.epochs / sft.batch_size)
+        steps = math.ceil(len(self.train) * sft.epochs / sft.batch_size)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
         self.optimizer: Any = None
         self.scheduler: Any = None
