@@ -19,8 +19,11 @@ its last checkpoint.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import shutil
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -128,11 +131,19 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     if done and done.get("settings") == wanted and all(Path(job[-1], "episodes.jsonl").exists() for job in jobs):
         return train, held
     started = time.perf_counter()
-    for suite, split, episodes, seed, folder in jobs:
+    for _, _, _, _, folder in jobs:
         shutil.rmtree(folder, ignore_errors=True)
-        stats = generate(suite, split, episodes, folder, seed=seed, self_correct=gen.self_correct if split == "train" else 0.0,
-                         scale=gen.scale, screenshots=gen.screenshots)
-        log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/{split} -> {folder}")
+    # One process per job (the expert is pure Python): suites are written side by side on several cores.
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running = {pool.submit(generate, suite, split, episodes, folder, seed=seed, scale=gen.scale,
+                               self_correct=gen.self_correct if split == "train" else 0.0,
+                               screenshots=gen.screenshots): (suite, split, folder)
+                   for suite, split, episodes, seed, folder in jobs}
+        for future in as_completed(running):
+            suite, split, folder = running[future]
+            stats = future.result()
+            log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/{split} -> {folder}")
     state.data["data"] = {"settings": wanted, "folders": train, "heldout": held}
     state.time("data", time.perf_counter() - started)
     return train, held
