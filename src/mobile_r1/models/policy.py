@@ -230,8 +230,8 @@ def local_tokenizer() -> Any:
 
 
 # Random text models built from a config: tiny-lm for tests (seconds to train a step), small-lm for CPU training
-# that has to learn something in minutes (the demo: 2 M parameters, half of them the embeddings; on this 2-core CPU
-# it trains faster per example learnt than wider models).
+# that has to learn something in minutes (the demo: 1.5 M parameters, a third of them the tied embeddings; in ten
+# minutes of SFT on 2 CPU cores it reached a higher held-out step accuracy than a 256-wide model).
 TINY_LM = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
 SMALL_LM = dict(hidden_size=128, intermediate_size=512, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2)
 
