@@ -101,6 +101,25 @@ def test_batched_loss_equals_each_example_scored_alone_with_full_logits(episodes
     assert float(total) == pytest.approx(alone, rel=1e-5)
 
 
+def test_prompt_loss_weight_adds_the_prompt_tokens_language_model_loss(episodes: list[Episode]) -> None:
+    from mobile_r1.train.sft import token_loss_sum
+
+    policy = load_policy("tiny-lm")
+    items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[:3]]
+    batch = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"))
+    with torch.no_grad():
+        target, count = token_loss_sum(policy.model, batch)
+        weighted, same_count = token_loss_sum(policy.model, batch, prompt_weight=0.25)
+        prompt = 0.0
+        for item in items:
+            n = item.labels.index(next(t for t in item.labels if t != IGNORE))  # prompt tokens; the first is never predicted
+            logits = policy.model(input_ids=torch.tensor([item.input_ids])).logits[0, : n - 1]
+            prompt += float(torch.nn.functional.cross_entropy(logits, torch.tensor(item.input_ids[1:n]), reduction="sum"))
+    assert same_count == count
+    assert float(weighted) == pytest.approx(float(target) + 0.25 * prompt, rel=1e-5)
+    assert prompt > 0
+
+
 def test_history_window_limits_the_prompt(episodes: list[Episode]) -> None:
     last = lambda w: step_examples(episodes[:1], PromptSettings(history_window=w))[3].messages[-1]["content"]  # noqa: E731
     text0, text3 = json.dumps(last(0)), json.dumps(last(3))
@@ -178,3 +197,11 @@ def test_action_repeats_show_rare_decisions_more_often_and_lengthen_the_epoch(tm
     assert (n_plain, n_more) == (-(-len(inquire) // 4), -(-(len(inquire) + 2 * clicks) // 4))
     with pytest.raises(ValueError, match="unknown action type 'clik'"):
         write_config(tmp_path / "c", episodes, sft={"action_repeats": {"clik": 2}})
+
+
+def test_prompt_loss_weight_trains_a_text_model_and_is_refused_for_image_prompts(tmp_path: Path, episodes: list[Episode]) -> None:
+    config = write_config(tmp_path / "text", episodes, sft={"prompt_loss_weight": 0.1}, run={"max_steps": 2})
+    result = train(config, "sft", progress=False)
+    assert len(_records(result.run_dir, "train")) == 2 and (result.run_dir / "final").is_dir()
+    with pytest.raises(ValueError, match="prompt_loss_weight is for text observations"):
+        write_config(tmp_path / "image", episodes, data={"observation_mode": "image"}, sft={"prompt_loss_weight": 0.1})

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.errors import ConfigError
@@ -71,6 +71,9 @@ class SFTConfig(_Section):
     micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
     max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
     group_by_length: bool = Field(False, description="batch examples of similar length (less padding, faster steps)")
+    prompt_loss_weight: float = Field(
+        0.0, ge=0.0, description="also predict the prompt's tokens at this weight (0: assistant tokens only, the papers' "
+        "SFT); helps a model trained from scratch")
     action_repeats: dict[str, int] = Field(
         default_factory=dict, description="show steps of these action types N times per epoch, e.g. {open: 4, type: 3}")
 
@@ -186,6 +189,12 @@ class TrainConfig(_Section):
     task_grpo: TaskGRPOConfig = Field(default_factory=TaskGRPOConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
+
+    @model_validator(mode="after")
+    def _prompt_loss_on_text(self) -> "TrainConfig":
+        if self.sft.prompt_loss_weight > 0 and self.data.observation_mode == "image":
+            raise ValueError("sft.prompt_loss_weight is for text observations: image prompts hold placeholder tokens")
+        return self
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

@@ -67,16 +67,28 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device) -> dict
     return batch
 
 
-def token_loss_sum(model: Any, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
+def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
     """Sum of the next-token cross-entropy over labelled tokens, and how many there were.
 
     Logits are computed only from the first labelled column on (`logits_to_keep`): the language-model head over a
-    long prompt is a large share of a small model's compute.
+    long prompt is a large share of a small model's compute. With `prompt_weight` > 0 the prompt's own tokens are
+    predicted too, each counting that much (the count stays the labelled tokens'): a language-model loss on the
+    screens that a model trained from scratch learns their structure from.
     """
     labels = batch["labels"]
     inputs = {k: v for k, v in batch.items() if k != "labels"}
-    labelled = (labels != IGNORE).any(dim=0).nonzero()
-    first = max(int(labelled[0]), 1) if len(labelled) else labels.shape[1] - 1  # column 0 is never predicted
+    if prompt_weight > 0:
+        logits = model(**inputs, use_cache=False).logits[:, :-1].float()
+        labelled = labels[:, 1:] != IGNORE
+        mask = batch["attention_mask"] > 0
+        prompt = mask[:, 1:] & mask[:, :-1] & ~labelled  # prompt tokens predicted from a prompt token, not padding
+        ce = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), batch["input_ids"][:, 1:].reshape(-1), reduction="none"
+        ).view_as(labelled)
+        weights = labelled.float() + prompt_weight * prompt.float()
+        return (ce * weights).sum(), int(labelled.sum())
+    labelled_columns = (labels != IGNORE).any(dim=0).nonzero()
+    first = max(int(labelled_columns[0]), 1) if len(labelled_columns) else labels.shape[1] - 1  # column 0 is never predicted
     keep = labels.shape[1] - first + 1  # the logit at column t predicts the token at t + 1
     logits = model(**inputs, use_cache=False, logits_to_keep=keep).logits[:, :-1].float()
     targets = labels[:, labels.shape[1] - keep + 1 :]
@@ -169,7 +181,7 @@ class SFTRunner:
             batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device)
             ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
             with ctx, acc.autocast():
-                loss_sum, _ = token_loss_sum(model, batch)
+                loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)
                 loss = loss_sum / tokens
                 acc.backward(loss)
             total += float(loss.detach())
