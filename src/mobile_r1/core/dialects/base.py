@@ -89,7 +89,7 @@ class Dialect:
         """How the prompt shows the element at `point` (model frame), for grounded thoughts; None when it cannot say.
 
         Only dialects whose screen listing names elements with their points answer (compact); see
-        `PromptSettings.ground_thought`.
+        `PromptSettings.thought` ("grounded", "brief").
         """
         return None
 
