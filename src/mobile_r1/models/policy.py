@@ -7,7 +7,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -180,29 +180,34 @@ def build_preset(name: str, *, seed: int = 0, rebuild: bool = False) -> Path:
         raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
     version = PRESET_VERSIONS[name]
     out = cache_dir() / "".join((name, f"-v{version}" if version > 1 else "", f"-seed{seed}" if seed else ""))
-    if (out / "config.json").is_file() and not rebuild:
-        return out
-    from filelock import FileLock
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(out) + ".lock"):  # processes started together build it once
-        if (out / "config.json").is_file() and not rebuild:
-            return out
-        return _build_into(name, out, seed)
+    builders: dict[str, Callable[[Path], None]] = {
+        "tiny-lm": lambda tmp: _build_lm(tmp, seed, TINY_LM),
+        "small-lm": lambda tmp: _build_lm(tmp, seed, SMALL_LM),
+        "tiny-vl": lambda tmp: _build_tiny_vl(tmp, seed),
+        "smollm2-135m": _build_smollm2,
+    }
+    return _build_once(out, "config.json", builders[name], rebuild)
 
 
-def _build_into(name: str, out: Path, seed: int) -> Path:
-    """Build into a temporary folder, then move it into place (a build cut off midway leaves no preset behind)."""
+def _build_once(out: Path, marker: str, build: Callable[[Path], None], rebuild: bool = False) -> Path:
+    """`build(folder)` into `out` unless `out/marker` is there: under a file lock, so processes started together
+    build it once, and into a temporary folder moved into place, so a build cut off midway leaves nothing behind."""
     import shutil
 
-    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    builders = {"tiny-lm": lambda: _build_lm(tmp, seed, TINY_LM), "small-lm": lambda: _build_lm(tmp, seed, SMALL_LM),
-                "tiny-vl": lambda: _build_tiny_vl(tmp, seed), "smollm2-135m": lambda: _build_smollm2(tmp)}
-    builders[name]()
-    if out.exists():  # a rebuild
-        shutil.rmtree(out)
-    tmp.rename(out)
+    from filelock import FileLock
+
+    if (out / marker).is_file() and not rebuild:
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out) + ".lock"):
+        if (out / marker).is_file() and not rebuild:
+            return out
+        tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        build(tmp)
+        if out.exists():  # a rebuild
+            shutil.rmtree(out)
+        tmp.rename(out)
     return out
 
 
@@ -212,18 +217,8 @@ def local_tokenizer() -> Any:
 
     from mobile_r1.models.tokenizer import train_tokenizer
 
-    out = cache_dir() / f"tokenizer-v{TOKENIZER_VERSION}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock
-
-    with FileLock(str(out) + ".lock"):
-        if not (out / "tokenizer.json").is_file():
-            import shutil
-
-            tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-            train_tokenizer().save_pretrained(tmp)
-            shutil.rmtree(out, ignore_errors=True)
-            tmp.rename(out)
+    out = _build_once(cache_dir() / f"tokenizer-v{TOKENIZER_VERSION}", "tokenizer.json",
+                      lambda tmp: train_tokenizer().save_pretrained(tmp))
     tokenizer = AutoTokenizer.from_pretrained(out)
     tokenizer.padding_side = "left"
     return tokenizer
