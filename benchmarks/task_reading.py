@@ -28,7 +28,7 @@ import transformers
 
 from mobile_r1.core.formats import load_episodes
 from mobile_r1.models import load_policy
-from mobile_r1.models.policy import SMALL_LM, local_tokenizer
+from mobile_r1.models.policy import SMALL_LM, _build_lm
 from mobile_r1.tasks.run import generate
 from mobile_r1.train.data import PromptSettings, StepExample, step_examples
 from mobile_r1.train.sft import SFTItem, collate_sft, encode_example, token_loss_sum
@@ -69,17 +69,10 @@ def naive_bayes(train: list[StepExample], test: list[StepExample]) -> float:
     return sum(predict(task_of(e)) == e.label.text for e in test) / len(test)
 
 
-def fresh_model(folder: Path, init_std: float, seed: int = 0):
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    tokenizer = local_tokenizer()
-    config = Qwen2Config(vocab_size=len(tokenizer), **SMALL_LM, initializer_range=init_std, tie_word_embeddings=True,
-                         max_position_embeddings=4096, bos_token_id=None, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id)
-    torch.manual_seed(seed)
+def fresh_model(folder: Path, init_std: float):
+    """The small-lm preset's build (`models.policy._build_lm`, seed 0) with weights drawn at `init_std`."""
     shutil.rmtree(folder, ignore_errors=True)
-    Qwen2ForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    _build_lm(folder, 0, {**SMALL_LM, "initializer_range": init_std})
     return load_policy(str(folder))
 
 
@@ -135,15 +128,19 @@ def main() -> None:
     print("|---|" + "---|" * (len(held) + 1))
     bayes = [naive_bayes(opens(train_steps), v) for v in held.values()]
     print(f"| naive Bayes over the task's words | {' | '.join(f'{b:.0%}' for b in bayes)} | |")
+    # Every model shares the local tokenizer: encode the examples once.
+    policy = fresh_model(work / "model", a.init_std[0])
+    encoded = [encode_example(policy, e) for e in train_steps]
+    sets = {"open steps alone": [i for i, e in zip(encoded, train_steps) if e.label.type.value == "open"],
+            "all steps": encoded}
+    held_items = [[encode_example(policy, e) for e in v] for v in held.values()]
     for std in a.init_std:
-        for name, data in (("open steps alone", opens(train_steps)), ("all steps", train_steps)):
+        for name, items in sets.items():
             policy = fresh_model(work / "model", std)
-            items = [encode_example(policy, e) for e in data]
             seconds = train(policy, items, a.steps, a.lr)
-            scores = [teacher_forced(policy, [encode_example(policy, e) for e in v]) for v in held.values()]
+            scores = [teacher_forced(policy, h) for h in held_items]
             print(f"| small-lm, init std {std:.3f}, {a.steps} steps on {name} | "
                   f"{' | '.join(f'{s:.0%}' for s in scores)} | {seconds:.0f} |", flush=True)
-
 
 if __name__ == "__main__":
     main()
