@@ -32,6 +32,9 @@ def test_small_lm_preset_is_deeper_and_wider_than_tiny_lm_with_the_same_tokenize
     assert sum(p.numel() for p in small.model.parameters()) > 3 * sum(p.numel() for p in tiny.model.parameters())
     assert small.tokenizer.get_vocab() == tiny.tokenizer.get_vocab()
     assert small.tokenizer("Task: open Chat (12, 345)").input_ids == tiny.tokenizer("Task: open Chat (12, 345)").input_ids
+    # small-lm's weights are drawn at 1/sqrt(hidden_size) = 0.088, tiny-lm's at transformers' 0.02
+    assert abs(small.model.model.layers[0].mlp.up_proj.weight.std().item() - 128**-0.5) < 0.005
+    assert abs(tiny.model.model.layers[0].mlp.up_proj.weight.std().item() - 0.02) < 0.003
 
 
 def test_tiny_lm_preset_is_cached_and_generates() -> None:
