@@ -43,3 +43,15 @@ def test_relative_data_paths_resolve_against_the_config_folder(tmp_path: Path) -
     (tmp_path / "data").mkdir()
     (tmp_path / "c.yaml").write_text("data:\n  train: [data]\n")
     assert load_config(tmp_path / "c.yaml").data.train == [str(tmp_path / "data")]
+
+
+def test_adam_betas_reach_the_optimizer(tmp_path: Path) -> None:
+    from mobile_r1.models import load_policy
+    from mobile_r1.train.run import make_optimizer
+
+    (tmp_path / "c.yaml").write_text("optim:\n  lr: 1.0e-3\n  adam_beta2: 0.98\n")
+    optimizer, _ = make_optimizer(load_policy("tiny-lm"), load_config(tmp_path / "c.yaml"), total_steps=10)
+    assert optimizer.param_groups[0]["betas"] == (0.9, 0.98)
+    (tmp_path / "bad.yaml").write_text("optim:\n  adam_beta2: 1.0\n")
+    with pytest.raises(ConfigError, match="optim.adam_beta2"):
+        load_config(tmp_path / "bad.yaml")

@@ -58,6 +58,8 @@ class OptimConfig(_Section):
 
     lr: float = Field(1e-5, gt=0.0)
     weight_decay: float = Field(0.0, ge=0.0)
+    adam_beta1: float = Field(0.9, ge=0.0, lt=1.0)
+    adam_beta2: float = Field(0.999, ge=0.0, lt=1.0, description="0.98 steadies short runs from scratch")
     scheduler: Literal["linear", "constant", "cosine"] = Field("linear", description="decay to 0 over the run")
     warmup_ratio: float = Field(0.0, ge=0.0, lt=1.0)
     max_grad_norm: float | None = Field(1.0, gt=0.0, description="clip the gradient norm (null: no clipping)")

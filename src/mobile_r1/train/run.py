@@ -402,7 +402,12 @@ def make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tup
     from transformers import get_scheduler
 
     params = [p for p in policy.model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=config.optim.lr, weight_decay=config.optim.weight_decay)
+    optimizer = torch.optim.AdamW(
+        params,
+        lr=config.optim.lr,
+        betas=(config.optim.adam_beta1, config.optim.adam_beta2),
+        weight_decay=config.optim.weight_decay,
+    )
     scheduler = get_scheduler(
         config.optim.scheduler,
         optimizer,
