@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.config import TrainConfig, load_config
 
 STAGE_ORDER: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
@@ -285,6 +286,7 @@ def run_curriculum(
     log: Callable[[str], None] = print,
 ) -> CurriculumResult:
     """Run the configured stages in order, each from the previous one's model, scoring every model on held-out suites."""
+    keep_freed_memory()
     if not isinstance(config, TrainConfig):
         config = load_config(config)
     config = config.model_copy(deep=True)

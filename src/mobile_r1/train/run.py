@@ -450,6 +450,9 @@ def train(
     """
     from accelerate.utils import set_seed
 
+    from mobile_r1.train.allocator import keep_freed_memory
+
+    keep_freed_memory()
     if stage not in STAGES:
         raise ConfigError(f"stage must be one of {', '.join(STAGES)}; got {stage!r}")
     config_path = None if isinstance(config, TrainConfig) else Path(config)

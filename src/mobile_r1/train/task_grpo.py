@@ -324,7 +324,10 @@ def train_task_grpo(
     from accelerate.utils import set_seed
 
     from mobile_r1.train import run as loop
+    from mobile_r1.train.allocator import keep_freed_memory
     from mobile_r1.train.data import PromptSettings, check_policy_fits
+
+    keep_freed_memory()
 
     if not isinstance(config, TrainConfig):
         config = load_config(config)

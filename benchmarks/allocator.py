@@ -1,0 +1,95 @@
+"""What `train.allocator.keep_freed_memory` saves: SFT steps of the demo's model with glibc's defaults and with it.
+
+    python benchmarks/allocator.py [--episodes 100] [--steps 150] [--threads 2] [--work DIR]
+
+Each setting runs in its own process (the thresholds cannot be unset): the small-lm preset with the demo's prompt
+settings, batches of 8 expert steps, the prompt-loss weight 0.1 and bfloat16 autocast of configs/demo.yaml. It
+prints seconds per step, minor page faults per step and the peak resident set, after 10 warm-up steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def worker(work: Path, steps: int, threads: int, keep: bool) -> dict[str, float]:
+    import torch
+    import transformers
+
+    from mobile_r1.core.formats import load_episodes
+    from mobile_r1.models import load_policy
+    from mobile_r1.train.allocator import keep_freed_memory
+    from mobile_r1.train.data import PromptSettings, step_examples
+    from mobile_r1.train.run import batch_positions
+    from mobile_r1.train.sft import collate_sft, encode_example, token_loss_sum
+
+    transformers.logging.disable_progress_bar()
+    if keep and not keep_freed_memory():
+        raise SystemExit("keep_freed_memory() is a no-op here (not Linux with glibc)")
+    torch.manual_seed(0)
+    torch.set_num_threads(threads)
+    settings = PromptSettings(dialect="compact", observation_mode="text", history_window=None, thought="brief")
+    examples = [e for f in sorted(work.glob("*/episodes.jsonl")) for e in step_examples(load_episodes(f), settings)]
+    policy = load_policy("small-lm")
+    items = [encode_example(policy, e, 1536) for e in examples]
+    lengths = [len(i.input_ids) for i in items]
+    model = policy.model
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.98))
+
+    def step(k: int) -> None:
+        batch = collate_sft([items[i] for i in batch_positions(k, 8, len(items), 0, lengths)],
+                            policy.tokenizer.pad_token_id, policy.device)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss_sum, count = token_loss_sum(model, batch, 0.1)
+        (loss_sum / count).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    for k in range(10):
+        step(k)
+    faults, start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.perf_counter()
+    for k in range(10, 10 + steps):
+        step(k)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"seconds": (time.perf_counter() - start) / steps, "faults": (usage.ru_minflt - faults) / steps,
+            "rss_gb": usage.ru_maxrss / 2**20}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--episodes", type=int, default=100, help="expert train episodes per suite")
+    ap.add_argument("--steps", type=int, default=150)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", default="/tmp/mobile-r1-allocator")
+    ap.add_argument("--worker", choices=["default", "keep"], help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    work = Path(a.work)
+    if a.worker:
+        print(json.dumps(worker(work, a.steps, a.threads, a.worker == "keep")))
+        return
+    from mobile_r1.tasks.run import generate
+
+    for suite in ("inquire-sim", "nav-sim"):
+        folder = work / f"{suite}-{a.episodes}"
+        if not (folder / "episodes.jsonl").exists():
+            generate(suite, "train", a.episodes, folder, seed=0, screenshots=False)
+    print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads")
+    print("| glibc malloc | s / step | minor page faults / step | peak RSS |")
+    print("|---|---|---|---|")
+    for mode, label in (("default", "default thresholds"), ("keep", "keep_freed_memory()")):
+        out = subprocess.run([sys.executable, __file__, "--worker", mode, "--work", str(work), "--steps", str(a.steps),
+                              "--threads", str(a.threads)], check=True, capture_output=True, text=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        print(f"| {label} | {r['seconds']:.3f} | {r['faults']:,.0f} | {r['rss_gb']:.1f} GB |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
