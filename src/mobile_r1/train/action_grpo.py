@@ -15,10 +15,11 @@ import torch
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.rewards import RewardResult, get_preset
-from mobile_r1.models.policy import Policy, decode_completion, unwrap
+from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import StepExample, encode_prompt
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
+from mobile_r1.train.rollout import greedy_completions
 
 
 def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
@@ -81,21 +82,11 @@ def held_out_reward(policy: Policy, examples: list[StepExample], reward: str, di
     """
     preset = get_preset(reward)
     parser = get_dialect(dialect)
-    model = unwrap(policy.model)
-    was_training = model.training
-    model.eval()
     results: list[RewardResult] = []
     valid = 0
-    for example in examples:
-        prompt = encode_prompt(policy, example.messages, example.images)
-        ids = torch.tensor([prompt.ids], device=policy.device)
-        vision = {k: v.to(policy.device) for k, v in (prompt.vision or {}).items()}
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                             max_new_tokens=max_new_tokens, pad_token_id=policy.tokenizer.pad_token_id, **vision)
-        text = decode_completion(policy, out[0, ids.shape[1] :].tolist())
+    for example, text in zip(examples, greedy_completions(policy, examples, max_new_tokens)):
         results.append(score(preset, text, example))
         valid += int(parser.parse(text).ok)
-    model.train(was_training)
     n = max(len(results), 1)
     out = {"eval_reward": sum(r.total for r in results) / n, "eval_format_valid": valid / n}
     for name in ("format", "accuracy"):

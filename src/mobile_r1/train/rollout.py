@@ -206,6 +206,17 @@ def generate_batch(policy: Policy, prompts: list[PromptInput], settings: Rollout
     return completions
 
 
+def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
+    """The greedy completion text of each labelled step's prompt (`StepExample`), `batch_size` prompts per
+    `generate` call: what the held-out evaluations of stages 1 and 2 score."""
+    settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens)
+    prompts = [encode_prompt(policy, e.messages, e.images) for e in examples]
+    out: list[str] = []
+    for start in range(0, len(prompts), batch_size):
+        out += [decode_completion(policy, ids) for ids in generate_batch(policy, prompts[start : start + batch_size], settings)]
+    return out
+
+
 def format_reward(view: ModelView, text: str, action: Action | None) -> float:
     """+1 fully valid in the dialect, 0 an action read from a broken format, -1 nothing readable."""
     if action is None:

@@ -10,9 +10,10 @@ from typing import Any
 import torch
 
 from mobile_r1.core.dialects import get_dialect
-from mobile_r1.models.policy import Policy, decode_completion, unwrap
+from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import StepExample, encode_prompt, encode_target, stack_vision
+from mobile_r1.train.rollout import greedy_completions
 
 IGNORE = -100
 
@@ -102,26 +103,11 @@ def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: fl
 def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str, max_new_tokens: int) -> dict[str, float]:
     """Greedy-decode each example and report the share the dialect parses as a valid action, and exact-type rate."""
     parser = get_dialect(dialect)
-    model = unwrap(policy.model)
-    was_training = model.training
-    model.eval()
     valid = same_type = 0
-    for example in examples:
-        prompt = encode_prompt(policy, example.messages, example.images)
-        ids = torch.tensor([prompt.ids], device=policy.device)
-        vision = {k: v.to(policy.device) for k, v in (prompt.vision or {}).items()}
-        out = model.generate(
-            input_ids=ids,
-            attention_mask=torch.ones_like(ids),
-            do_sample=False,
-            max_new_tokens=max_new_tokens,
-            pad_token_id=policy.tokenizer.pad_token_id,
-            **vision,
-        )[0, ids.shape[1] :].tolist()
-        parsed = parser.parse(decode_completion(policy, out))
+    for example, text in zip(examples, greedy_completions(policy, examples, max_new_tokens)):
+        parsed = parser.parse(text)
         valid += int(parsed.ok)
         same_type += int(parsed.action is not None and parsed.action.type == example.label.type)
-    model.train(was_training)
     n = max(len(examples), 1)
     return {"format_valid": valid / n, "type_match": same_type / n}
 
