@@ -101,6 +101,24 @@ def test_batched_loss_equals_each_example_scored_alone_with_full_logits(episodes
     assert float(total) == pytest.approx(alone, rel=1e-5)
 
 
+@pytest.mark.parametrize("prompt_weight", [0.0, 0.3])
+def test_padding_to_a_multiple_changes_the_width_not_the_loss(episodes: list[Episode], prompt_weight: float) -> None:
+    from mobile_r1.train.sft import token_loss_sum
+
+    policy = load_policy("tiny-lm")
+    items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[:3]]
+    plain = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"))
+    padded = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"), multiple=32)
+    assert plain["input_ids"].shape[1] % 32 != 0  # else the test shows nothing
+    assert padded["input_ids"].shape[1] % 32 == 0 and 0 < padded["input_ids"].shape[1] - plain["input_ids"].shape[1] < 32
+    assert torch.equal(padded["input_ids"][:, -plain["input_ids"].shape[1]:], plain["input_ids"])  # extra pads on the left
+    with torch.no_grad():
+        a, n = token_loss_sum(policy.model, plain, prompt_weight)
+        b, m = token_loss_sum(policy.model, padded, prompt_weight)
+    assert n == m
+    assert float(b) == pytest.approx(float(a), rel=1e-5)
+
+
 def test_prompt_loss_weight_adds_the_prompt_tokens_language_model_loss(episodes: list[Episode]) -> None:
     from mobile_r1.train.sft import token_loss_sum
 
@@ -205,3 +223,23 @@ def test_prompt_loss_weight_trains_a_text_model_and_is_refused_for_image_prompts
     assert len(_records(result.run_dir, "train")) == 2 and (result.run_dir / "final").is_dir()
     with pytest.raises(ValueError, match="prompt_loss_weight is for text observations"):
         write_config(tmp_path / "image", episodes, data={"observation_mode": "image"}, sft={"prompt_loss_weight": 0.1})
+
+
+def test_pad_to_multiple_of_reaches_every_training_batch(tmp_path: Path, episodes: list[Episode],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobile_r1.train import sft
+
+    widths: list[int] = []
+    real = sft.token_loss_sum
+
+    def recording(model, batch, prompt_weight=0.0):
+        widths.append(batch["input_ids"].shape[1])
+        return real(model, batch, prompt_weight)
+
+    monkeypatch.setattr(sft, "token_loss_sum", recording)
+    config = write_config(tmp_path, episodes, sft={"pad_to_multiple_of": 24}, data={"eval_max_steps": 0},
+                          run={"max_steps": 3})
+    train(config, "sft", progress=False)
+    assert len(widths) == 6 and all(w % 24 == 0 for w in widths)  # 3 steps of 2 micro-batches
+    with pytest.raises(ValueError, match="pad_to_multiple_of"):
+        write_config(tmp_path / "bad", episodes, sft={"pad_to_multiple_of": 0})

@@ -73,6 +73,9 @@ class SFTConfig(_Section):
     micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
     max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
     group_by_length: bool = Field(False, description="batch examples of similar length (less padding, faster steps)")
+    pad_to_multiple_of: int = Field(
+        1, ge=1, description="pad each batch's length up to a multiple of this: fewer distinct shapes for the kernels "
+        "to build and cache (32 in the CPU demo: faster steps, flat memory)")
     prompt_loss_weight: float = Field(
         0.0, ge=0.0, description="also predict the prompt's tokens at this weight (0: assistant tokens only, the papers' "
         "SFT); helps a model trained from scratch")

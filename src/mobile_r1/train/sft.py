@@ -44,15 +44,20 @@ def _prompt_length(item: SFTItem) -> int:
     return next((k for k, t in enumerate(item.labels) if t != IGNORE), len(item.labels))
 
 
-def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device) -> dict[str, torch.Tensor]:
+def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multiple: int = 1) -> dict[str, torch.Tensor]:
     """Ids, attention mask and labels (IGNORE on padding) laid out as [pad.. prompt][target ..pad], so every target
     starts at the same column and logits are computed from there on only (`token_loss_sum`); plus image tensors.
 
     Left padding leaves a text model's outputs as they are: rotary positions are relative and padding is masked.
+    With `multiple` > 1 the width is padded up to a multiple of it (on the left): a long run then meets a few dozen
+    distinct shapes instead of hundreds. CPU kernels (oneDNN) build and cache a primitive per shape, and on the
+    2-core demo an unpadded SFT run's memory grew by gigabytes and its steps slowed by about a quarter
+    (`benchmarks/sft_step.py`).
     """
     starts = [_prompt_length(i) for i in items]
-    p_len = max(starts)
     t_len = max(len(i.input_ids) - s for i, s in zip(items, starts))
+    p_len = max(starts)
+    p_len += -(p_len + t_len) % multiple
     ids, labels, mask = [], [], []
     for item, start in zip(items, starts):
         left, right = p_len - start, t_len - (len(item.input_ids) - start)
@@ -164,7 +169,7 @@ class SFTRunner:
         total = 0.0
         chunks = [items[i : i + cfg.sft.micro_batch_size] for i in range(0, len(items), cfg.sft.micro_batch_size)]
         for index, chunk in enumerate(chunks):
-            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device)
+            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device, cfg.sft.pad_to_multiple_of)
             ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
             with ctx, acc.autocast():
                 loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)

@@ -1,10 +1,13 @@
-"""What `train.allocator.keep_freed_memory` saves: SFT steps of the demo's model with glibc's defaults and with it.
+"""What an SFT step of the CPU demo costs, with and without its two settings for long CPU runs.
 
-    python benchmarks/allocator.py [--episodes 100] [--steps 150] [--threads 2] [--work DIR]
+    python benchmarks/sft_step.py [--episodes 100] [--steps 300] [--threads 2] [--work DIR]
 
-Each setting runs in its own process (the thresholds cannot be unset): the small-lm preset with the demo's prompt
-settings, batches of 8 expert steps, the prompt-loss weight 0.1 and bfloat16 autocast of configs/demo.yaml. It
-prints seconds per step, minor page faults per step and the peak resident set, after 10 warm-up steps.
+The settings: `train.allocator.keep_freed_memory` (glibc keeps freed blocks instead of faulting them in anew) and
+`sft.pad_to_multiple_of: 32` (`collate_sft(..., multiple=32)`: a few dozen batch shapes instead of hundreds for the
+kernels to build and cache). Each setting runs in its own process (the malloc thresholds cannot be unset): the
+small-lm preset with the demo's prompt settings, batches of 8 expert steps grouped by length, the prompt-loss weight
+0.1 and bfloat16 autocast of configs/demo.yaml. It prints seconds per step, minor page faults per step and the peak
+resident set, after 10 warm-up steps.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import time
 from pathlib import Path
 
 
-def worker(work: Path, steps: int, threads: int, keep: bool) -> dict[str, float]:
+def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int) -> dict[str, float]:
     import torch
     import transformers
 
@@ -45,7 +48,7 @@ def worker(work: Path, steps: int, threads: int, keep: bool) -> dict[str, float]
 
     def step(k: int) -> None:
         batch = collate_sft([items[i] for i in batch_positions(k, 8, len(items), 0, lengths)],
-                            policy.tokenizer.pad_token_id, policy.device)
+                            policy.tokenizer.pad_token_id, policy.device, multiple)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             loss_sum, count = token_loss_sum(model, batch, 0.1)
         (loss_sum / count).backward()
@@ -63,17 +66,21 @@ def worker(work: Path, steps: int, threads: int, keep: bool) -> dict[str, float]
             "rss_gb": usage.ru_maxrss / 2**20}
 
 
+MODES = {"default": (False, 1), "keep": (True, 1), "keep-pad": (True, 32)}  # keep_freed_memory(), pad multiple
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--episodes", type=int, default=100, help="expert train episodes per suite")
-    ap.add_argument("--steps", type=int, default=150)
+    ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default="/tmp/mobile-r1-allocator")
-    ap.add_argument("--worker", choices=["default", "keep"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=list(MODES), help=argparse.SUPPRESS)
     a = ap.parse_args()
     work = Path(a.work)
     if a.worker:
-        print(json.dumps(worker(work, a.steps, a.threads, a.worker == "keep")))
+        keep, multiple = MODES[a.worker]
+        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple)))
         return
     from mobile_r1.tasks.run import generate
 
@@ -82,9 +89,11 @@ def main() -> None:
         if not (folder / "episodes.jsonl").exists():
             generate(suite, "train", a.episodes, folder, seed=0, screenshots=False)
     print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads")
-    print("| glibc malloc | s / step | minor page faults / step | peak RSS |")
+    print("| setting | s / step | minor page faults / step | peak RSS |")
     print("|---|---|---|---|")
-    for mode, label in (("default", "default thresholds"), ("keep", "keep_freed_memory()")):
+    labels = {"default": "glibc defaults, no padding", "keep": "keep_freed_memory()",
+              "keep-pad": "keep_freed_memory() + pad_to_multiple_of 32"}
+    for mode, label in labels.items():
         out = subprocess.run([sys.executable, __file__, "--worker", mode, "--work", str(work), "--steps", str(a.steps),
                               "--threads", str(a.threads)], check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
