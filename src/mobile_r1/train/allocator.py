@@ -4,7 +4,7 @@ A CPU training step allocates and frees the same large buffers every step: the l
 megabytes. glibc's malloc serves blocks above its mmap threshold (at most 32 MB by default) with a fresh `mmap` and
 hands them back with `munmap` when freed, and it returns the free top of its heap to the kernel above the trim
 threshold; so the next step touches brand-new pages, one minor page fault per 4 KB. On the 2-core CPU demo this was
-about 60,000 faults and 0.1-0.2 s of kernel time per SFT step (`benchmarks/sft_step.py`). Raising the thresholds,
+40,000-60,000 faults and 0.1-0.2 s of kernel time per SFT step (`benchmarks/sft_step.py`). Raising the thresholds,
 as `MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_` and `MALLOC_TOP_PAD_` would at start-up, lets later steps reuse
 the pages. PyTorch has no such setting for its CPU allocator, which calls `posix_memalign`; hence these few lines.
 
