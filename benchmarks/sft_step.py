@@ -66,7 +66,9 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int) -> d
             "rss_gb": usage.ru_maxrss / 2**20}
 
 
-MODES = {"default": (False, 1), "keep": (True, 1), "keep-pad": (True, 32)}  # keep_freed_memory(), pad multiple
+# mode: (call keep_freed_memory(), pad multiple, label)
+MODES = {"default": (False, 1, "glibc defaults, no padding"), "keep": (True, 1, "keep_freed_memory()"),
+         "keep-pad": (True, 32, "keep_freed_memory() + pad_to_multiple_of 32")}
 
 
 def main() -> None:
@@ -74,12 +76,12 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100, help="expert train episodes per suite")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--work", default="/tmp/mobile-r1-allocator")
+    ap.add_argument("--work", default="/tmp/mobile-r1-sft-step")
     ap.add_argument("--worker", choices=list(MODES), help=argparse.SUPPRESS)
     a = ap.parse_args()
     work = Path(a.work)
     if a.worker:
-        keep, multiple = MODES[a.worker]
+        keep, multiple, _ = MODES[a.worker]
         print(json.dumps(worker(work, a.steps, a.threads, keep, multiple)))
         return
     from mobile_r1.tasks.run import generate
@@ -91,9 +93,7 @@ def main() -> None:
     print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads")
     print("| setting | s / step | minor page faults / step | peak RSS |")
     print("|---|---|---|---|")
-    labels = {"default": "glibc defaults, no padding", "keep": "keep_freed_memory()",
-              "keep-pad": "keep_freed_memory() + pad_to_multiple_of 32"}
-    for mode, label in labels.items():
+    for mode, (_, _, label) in MODES.items():
         out = subprocess.run([sys.executable, __file__, "--worker", mode, "--work", str(work), "--steps", str(a.steps),
                               "--threads", str(a.threads)], check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])

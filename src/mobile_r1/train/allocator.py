@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import sys
 
 _M_TRIM_THRESHOLD = -1
@@ -25,21 +26,12 @@ MMAP_THRESHOLD = 256 << 20  # blocks up to 256 MB come from the heap and are reu
 TRIM_THRESHOLD = 1 << 30  # keep up to 1 GB of free heap top instead of returning it
 TOP_PAD = 256 << 20  # grow the heap in steps of 256 MB
 
-_done: bool | None = None
-
-
+@functools.cache
 def keep_freed_memory() -> bool:
     """Raise glibc's mmap and trim thresholds for this process; True when they are set (Linux with glibc).
 
     Elsewhere (macOS, musl, Windows) it does nothing and returns False. Calling it again is free.
     """
-    global _done
-    if _done is None:
-        _done = _set_thresholds()
-    return _done
-
-
-def _set_thresholds() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
