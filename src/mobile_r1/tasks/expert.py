@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import heapq
 import itertools
+import marshal
 import random
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -143,6 +144,15 @@ def _key(phone: Any) -> str:
     return phone.state_key() + ("L" if loading else "")
 
 
+def _clone(value: Any) -> Any:
+    """A deep copy of plain data (dicts, lists, strings, numbers, as app states are) through marshal, several times
+    faster than `copy.deepcopy`, which the search spent a third of its time in; anything else is deep-copied."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
+
+
 def copy_state(state: Any, keys: set[str] | None) -> Any:
     """A copy of a PhoneState deep only where planning can change it: the apps in `keys`, settings, permissions.
 
@@ -153,9 +163,9 @@ def copy_state(state: Any, keys: set[str] | None) -> Any:
         return copy.deepcopy(state)
     new = copy.copy(state)
     deep = lambda k: k in keys or k.startswith("_") or k == "settings"  # noqa: E731
-    new.apps = {k: copy.deepcopy(v) if deep(k) else v for k, v in state.apps.items()}
-    new.stacks = copy.deepcopy(state.stacks)
-    new.permissions = copy.deepcopy(state.permissions)
+    new.apps = {k: _clone(v) if deep(k) else v for k, v in state.apps.items()}
+    new.stacks = _clone(state.stacks)
+    new.permissions = _clone(state.permissions)
     new.effects, new.log, new.answers = list(state.effects), list(state.log), list(state.answers)
     new.recents, new.launcher_order = list(state.recents), list(state.launcher_order)
     rng = random.Random()
