@@ -1,13 +1,14 @@
-"""What an SFT step of the CPU demo costs, with and without its two settings for long CPU runs.
+"""What an SFT step of the CPU demo costs, with and without its three settings for long CPU runs.
 
-    python benchmarks/sft_step.py [--episodes 100] [--steps 300] [--threads 2] [--work DIR]
+    python benchmarks/sft_step.py [--episodes 100] [--steps 300] [--threads 2] [--work DIR] [--modes a,b]
 
-The settings: `train.allocator.keep_freed_memory` (glibc keeps freed blocks instead of faulting them in anew) and
+The settings: `train.allocator.keep_freed_memory` (glibc keeps freed blocks instead of faulting them in anew),
 `sft.pad_to_multiple_of: 32` (`collate_sft(..., multiple=32)`: a few dozen batch shapes instead of hundreds for the
-kernels to build and cache). Each setting runs in its own process (the malloc thresholds cannot be unset): the
-small-lm preset with the demo's prompt settings, batches of 8 expert steps grouped by length, the prompt-loss weight
-0.1 and bfloat16 autocast of configs/demo.yaml. It prints seconds per step, minor page faults per step and the peak
-resident set, after 10 warm-up steps.
+kernels to build and cache) and `sft.share_prompt_prefix` (`collate_sft(..., share_prefix=True)`: the system message
+every prompt starts with is run once per batch, not once per example). Each setting runs in its own process (the
+malloc thresholds cannot be unset): the small-lm preset with the demo's prompt settings, batches of 8 expert steps
+grouped by length, and the prompt-loss weight and bfloat16 autocast of configs/demo.yaml. It prints seconds per
+step, minor page faults per step and the peak resident set, after 10 warm-up steps.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ import time
 from pathlib import Path
 
 
-def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int) -> dict[str, float]:
+DEMO_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "demo.yaml"
+
+
+def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, share: bool) -> dict[str, float]:
     import torch
+    import yaml
     import transformers
 
     from mobile_r1.core.formats import load_episodes
@@ -42,15 +47,16 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int) -> d
     policy = load_policy("small-lm")
     items = [encode_example(policy, e, 1536) for e in examples]
     lengths = [len(i.input_ids) for i in items]
+    prompt_weight = yaml.safe_load(DEMO_CONFIG.read_text())["sft"]["prompt_loss_weight"]
     model = policy.model
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.98))
 
     def step(k: int) -> None:
         batch = collate_sft([items[i] for i in batch_positions(k, 8, len(items), 0, lengths)],
-                            policy.tokenizer.pad_token_id, policy.device, multiple)
+                            policy.tokenizer.pad_token_id, policy.device, multiple, share_prefix=share)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss_sum, count = token_loss_sum(model, batch, 0.1)
+            loss_sum, count = token_loss_sum(model, batch, prompt_weight)
         (loss_sum / count).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -66,9 +72,10 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int) -> d
             "rss_gb": usage.ru_maxrss / 2**20}
 
 
-# mode: (call keep_freed_memory(), pad multiple, label)
-MODES = {"default": (False, 1, "glibc defaults, no padding"), "keep": (True, 1, "keep_freed_memory()"),
-         "keep-pad": (True, 32, "keep_freed_memory() + pad_to_multiple_of 32")}
+# mode: (call keep_freed_memory(), pad multiple, share the prompts' common prefix, label)
+MODES = {"default": (False, 1, False, "glibc defaults, no padding"), "keep": (True, 1, False, "keep_freed_memory()"),
+         "keep-pad": (True, 32, False, "keep_freed_memory() + pad_to_multiple_of 32"),
+         "keep-pad-share": (True, 32, True, "keep_freed_memory() + pad_to_multiple_of 32 + share_prompt_prefix")}
 
 
 def main() -> None:
@@ -77,12 +84,13 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default="/tmp/mobile-r1-sft-step")
+    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
     ap.add_argument("--worker", choices=list(MODES), help=argparse.SUPPRESS)
     a = ap.parse_args()
     work = Path(a.work)
     if a.worker:
-        keep, multiple, _ = MODES[a.worker]
-        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple)))
+        keep, multiple, share, _ = MODES[a.worker]
+        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share)))
         return
     from mobile_r1.tasks.run import generate
 
@@ -93,7 +101,11 @@ def main() -> None:
     print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads")
     print("| setting | s / step | minor page faults / step | peak RSS |")
     print("|---|---|---|---|")
-    for mode, (_, _, label) in MODES.items():
+    modes = a.modes.split(",")
+    if unknown := [m for m in modes if m not in MODES]:
+        raise SystemExit(f"unknown mode(s) {', '.join(unknown)}; modes: {', '.join(MODES)}")
+    for mode in modes:
+        label = MODES[mode][-1]
         out = subprocess.run([sys.executable, __file__, "--worker", mode, "--work", str(work), "--steps", str(a.steps),
                               "--threads", str(a.threads)], check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])

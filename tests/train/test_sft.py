@@ -119,6 +119,49 @@ def test_padding_to_a_multiple_changes_the_width_not_the_loss(episodes: list[Epi
     assert float(b) == pytest.approx(float(a), rel=1e-5)
 
 
+def test_shared_prefix_is_what_every_prompt_starts_with_and_leaves_each_a_prompt_token(episodes: list[Episode]) -> None:
+    from mobile_r1.train.sft import SFTItem, shared_prefix_length
+
+    item = lambda ids, n_prompt: SFTItem(ids, [IGNORE] * n_prompt + ids[n_prompt:], None)  # noqa: E731
+    assert shared_prefix_length([item([1, 2, 3, 4, 9, 9], 5), item([1, 2, 3, 5, 9], 4)]) == 3
+    assert shared_prefix_length([item([1, 2, 3, 4, 9, 9], 5), item([1, 2, 3, 5, 9], 4)], multiple=2) == 2
+    assert shared_prefix_length([item([1, 2, 3, 9], 3), item([1, 2, 3, 4, 9], 4)]) == 2  # the shorter prompt keeps one
+    assert shared_prefix_length([item([7, 2, 9], 2), item([1, 2, 9], 2)]) == 0
+
+    policy = load_policy("tiny-lm")
+    items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[:3]]
+    shared = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"), share_prefix=True)
+    n = shared["prefix_ids"].shape[1]
+    system = policy.tokenizer.apply_chat_template([{"role": "system", "content": "x"}], tokenize=False).split("x")[0]
+    assert n >= len(policy.tokenizer(system)["input_ids"])  # at least the system message's opening
+    assert shared["prefix_ids"][0].tolist() == items[0].input_ids[:n]
+    for row, mask, item in zip(shared["input_ids"], shared["attention_mask"], items):
+        assert row[mask > 0].tolist() == item.input_ids[n:]
+    alone = collate_sft(items[:1], policy.tokenizer.pad_token_id, torch.device("cpu"), share_prefix=True)
+    assert "prefix_ids" not in alone  # one example: nothing to share
+
+
+@pytest.mark.parametrize(("prompt_weight", "multiple"), [(0.0, 1), (0.3, 1), (0.3, 32)])
+def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episode], prompt_weight: float,
+                                                           multiple: int) -> None:
+    from mobile_r1.train.sft import token_loss_sum
+
+    policy = load_policy("tiny-lm")
+    items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[1:5]]
+    results = []
+    for share in (False, True):
+        batch = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"), multiple, share_prefix=share)
+        assert ("prefix_ids" in batch) == share
+        policy.model.zero_grad()
+        loss, count = token_loss_sum(policy.model, batch, prompt_weight)
+        loss.backward()
+        results.append((float(loss), count, [p.grad.clone() for p in policy.model.parameters()]))
+    (whole, n, grads), (shared, m, shared_grads) = results
+    assert n == m and shared == pytest.approx(whole, rel=1e-5)
+    for g, h in zip(grads, shared_grads):
+        assert torch.allclose(g, h, rtol=1e-4, atol=1e-6 * float(g.abs().max()))
+
+
 def test_prompt_loss_weight_adds_the_prompt_tokens_language_model_loss(episodes: list[Episode]) -> None:
     from mobile_r1.train.sft import token_loss_sum
 
@@ -223,6 +266,27 @@ def test_prompt_loss_weight_trains_a_text_model_and_is_refused_for_image_prompts
     assert len(_records(result.run_dir, "train")) == 2 and (result.run_dir / "final").is_dir()
     with pytest.raises(ValueError, match="prompt_loss_weight is for text observations"):
         write_config(tmp_path / "image", episodes, data={"observation_mode": "image"}, sft={"prompt_loss_weight": 0.1})
+
+
+def test_share_prompt_prefix_trains_as_the_whole_prompts_do(tmp_path: Path, episodes: list[Episode],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobile_r1.train import sft
+
+    shared: list[bool] = []
+    real = sft.token_loss_sum
+
+    def recording(model, batch, prompt_weight=0.0):
+        shared.append("prefix_ids" in batch)
+        return real(model, batch, prompt_weight)
+
+    monkeypatch.setattr(sft, "token_loss_sum", recording)
+    losses = {}
+    for share in (False, True):
+        config = write_config(tmp_path / str(share), episodes, data={"eval_max_steps": 0}, run={"max_steps": 3},
+                              sft={"share_prompt_prefix": share, "prompt_loss_weight": 0.2})
+        losses[share] = [r["loss"] for r in _records(train(config, "sft", progress=False).run_dir, "train")]
+    assert shared == [False] * 6 + [True] * 6  # 3 steps of 2 micro-batches each
+    assert losses[True] == pytest.approx(losses[False], rel=1e-4) and len(losses[True]) == 3
 
 
 def test_pad_to_multiple_of_reaches_every_training_batch(tmp_path: Path, episodes: list[Episode],

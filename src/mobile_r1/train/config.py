@@ -76,6 +76,9 @@ class SFTConfig(_Section):
     pad_to_multiple_of: int = Field(
         1, ge=1, description="pad each batch's length up to a multiple of this: fewer distinct shapes for the kernels "
         "to build and cache (32 in the CPU demo: faster steps, flat memory)")
+    share_prompt_prefix: bool = Field(
+        True, description="run the tokens all prompts of a batch start with (the system message) once per batch, not "
+        "once per example: same loss, fewer tokens to compute (text prompts in one process; else ignored)")
     prompt_loss_weight: float = Field(
         0.0, ge=0.0, description="also predict the prompt's tokens at this weight (0: assistant tokens only, the papers' "
         "SFT); helps a model trained from scratch")

@@ -44,7 +44,19 @@ def _prompt_length(item: SFTItem) -> int:
     return next((k for k, t in enumerate(item.labels) if t != IGNORE), len(item.labels))
 
 
-def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multiple: int = 1) -> dict[str, torch.Tensor]:
+def shared_prefix_length(items: list[SFTItem], multiple: int = 1) -> int:
+    """How many leading tokens every item's prompt has in common (the system message, and often more), rounded down
+    to a multiple of `multiple`; at least one prompt token of each item is left after it."""
+    limit = min(_prompt_length(i) for i in items) - 1
+    first = items[0].input_ids
+    n = 0
+    while n < limit and all(i.input_ids[n] == first[n] for i in items[1:]):
+        n += 1
+    return n - n % multiple
+
+
+def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multiple: int = 1,
+                share_prefix: bool = False) -> dict[str, torch.Tensor]:
     """Ids, attention mask and labels (IGNORE on padding) laid out as [pad.. prompt][target ..pad], so every target
     starts at the same column and logits are computed from there on only (`token_loss_sum`); plus image tensors.
 
@@ -53,7 +65,17 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multipl
     distinct shapes instead of hundreds. CPU kernels (oneDNN) build and cache a primitive per shape, and on the
     2-core demo an unpadded SFT run's memory grew by gigabytes and its steps slowed by about a quarter
     (`benchmarks/sft_step.py`).
+
+    With `share_prefix` (text prompts) the tokens every prompt starts with (`shared_prefix_length`) are taken out
+    once as `prefix_ids` (1 x P): `token_loss_sum` runs the model on them once and lets every row attend to that
+    one key/value cache, instead of computing the same system message for each row.
     """
+    batch: dict[str, torch.Tensor] = {}
+    if share_prefix and len(items) > 1 and all(i.vision is None for i in items):
+        shared = shared_prefix_length(items, multiple)
+        if shared > 0:
+            batch["prefix_ids"] = torch.tensor([items[0].input_ids[:shared]], device=device)
+            items = [SFTItem(i.input_ids[shared:], i.labels[shared:], None) for i in items]
     starts = [_prompt_length(i) for i in items]
     t_len = max(len(i.input_ids) - s for i, s in zip(items, starts))
     p_len = max(starts)
@@ -64,13 +86,37 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multipl
         ids.append([pad_id] * left + item.input_ids + [pad_id] * right)
         labels.append([IGNORE] * left + item.labels + [IGNORE] * right)
         mask.append([0] * left + [1] * len(item.input_ids) + [0] * right)
-    batch = {
+    batch.update({
         "input_ids": torch.tensor(ids, device=device),
         "attention_mask": torch.tensor(mask, device=device),
         "labels": torch.tensor(labels, device=device),
-    }
+    })
     batch.update({k: v.to(device) for k, v in stack_vision([i.vision for i in items]).items()})
     return batch
+
+
+def _logits(model: Any, batch: dict[str, torch.Tensor], keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The last `keep` columns' logits (0: all), and with a `prefix_ids` batch the prefix's own logits (1 x P x V).
+
+    A shared prefix is run once with a cache, the cache repeated for the batch's rows, and the rows run on it with
+    positions that count only real tokens: the same attention as running each row whole (the padding between the
+    prefix and a row's prompt is masked), so the loss and its gradients are unchanged.
+    """
+    inputs = {k: v for k, v in batch.items() if k not in ("labels", "prefix_ids")}
+    prefix = batch.get("prefix_ids")
+    if prefix is None:
+        return model(**inputs, use_cache=False, logits_to_keep=keep).logits, None
+    from transformers import DynamicCache
+
+    cache = DynamicCache()
+    head = model(input_ids=prefix, use_cache=True, past_key_values=cache).logits
+    rows = inputs["input_ids"].shape[0]
+    cache.batch_repeat_interleave(rows)
+    mask = torch.cat([inputs["attention_mask"].new_ones(rows, prefix.shape[1]), inputs["attention_mask"]], dim=1)
+    inputs["attention_mask"] = mask
+    inputs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)[:, prefix.shape[1]:]
+    logits = model(**inputs, use_cache=True, past_key_values=cache, logits_to_keep=keep).logits
+    return logits, head
 
 
 def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
@@ -79,28 +125,33 @@ def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: fl
     Logits are computed only from the first labelled column on (`logits_to_keep`): the language-model head over a
     long prompt is a large share of a small model's compute. With `prompt_weight` > 0 the prompt's own tokens are
     predicted too, each counting that much (the count stays the labelled tokens'): a language-model loss on the
-    screens that a model trained from scratch learns their structure from.
+    screens that a model trained from scratch learns their structure from. A batch with a shared prefix
+    (`collate_sft(..., share_prefix=True)`) gives the same sums.
     """
     labels = batch["labels"]
-    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    ce = torch.nn.functional.cross_entropy
     if prompt_weight > 0:
-        logits = model(**inputs, use_cache=False).logits[:, :-1].float()
+        logits, head = _logits(model, batch, 0)
+        logits = logits[:, :-1].float()
         labelled = labels[:, 1:] != IGNORE
         mask = batch["attention_mask"] > 0
         prompt = mask[:, 1:] & mask[:, :-1] & ~labelled  # prompt tokens predicted from a prompt token, not padding
-        ce = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), batch["input_ids"][:, 1:].reshape(-1), reduction="none"
-        ).view_as(labelled)
+        token_ce = ce(logits.reshape(-1, logits.shape[-1]), batch["input_ids"][:, 1:].reshape(-1), reduction="none")
         weights = labelled.float() + prompt_weight * prompt.float()
-        return (ce * weights).sum(), int(labelled.sum())
+        total = (token_ce.view_as(labelled) * weights).sum()
+        if head is not None:  # the prefix's tokens, once per row, and each row's first token after the prefix
+            prefix, head = batch["prefix_ids"][0], head[0].float()
+            rows = labels.shape[0]
+            first = batch["input_ids"].gather(1, mask.int().argmax(dim=1, keepdim=True))[:, 0]
+            total = total + prompt_weight * (rows * ce(head[:-1], prefix[1:], reduction="sum")
+                                             + ce(head[-1:].expand(rows, -1), first, reduction="sum"))
+        return total, int(labelled.sum())
     labelled_columns = (labels != IGNORE).any(dim=0).nonzero()
     first = max(int(labelled_columns[0]), 1) if len(labelled_columns) else labels.shape[1] - 1  # column 0 is never predicted
     keep = labels.shape[1] - first + 1  # the logit at column t predicts the token at t + 1
-    logits = model(**inputs, use_cache=False, logits_to_keep=keep).logits[:, :-1].float()
+    logits = _logits(model, batch, keep)[0][:, :-1].float()
     targets = labels[:, labels.shape[1] - keep + 1 :]
-    loss = torch.nn.functional.cross_entropy(
-        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE, reduction="sum"
-    )
+    loss = ce(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE, reduction="sum")
     return loss, int((targets != IGNORE).sum())
 
 
@@ -168,8 +219,12 @@ class SFTRunner:
         model.train()
         total = 0.0
         chunks = [items[i : i + cfg.sft.micro_batch_size] for i in range(0, len(items), cfg.sft.micro_batch_size)]
+        # one shared prefix per batch needs the model called twice per forward: not under DDP or checkpointing
+        share = (cfg.sft.share_prompt_prefix and not self.policy.takes_images and acc.num_processes == 1
+                 and not cfg.model.gradient_checkpointing)
         for index, chunk in enumerate(chunks):
-            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device, cfg.sft.pad_to_multiple_of)
+            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device, cfg.sft.pad_to_multiple_of,
+                                share_prefix=share)
             ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
             with ctx, acc.autocast():
                 loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)
