@@ -66,3 +66,21 @@ def test_self_correction_takes_a_wrong_step_and_recovers(episode) -> None:  # ty
             i = next(i for i, f in enumerate(flags) if f.get("wrong"))
             assert flags[i + 1].get("recovery") and "correct course" in run.episode.steps[i + 1].thought
     assert wrong >= 2
+
+
+def test_plan_state_copies_are_deep_where_the_search_may_change_them(episode) -> None:  # type: ignore[no-untyped-def]
+    import datetime
+
+    from mobile_r1.tasks.expert import copy_state
+
+    env = episode("notes.delete", seed=2).make_env()
+    state = env.phone.state
+    state.apps["notes"]["unmarshallable"] = [datetime.date(2026, 1, 1)]  # not marshal's: still copied deeply
+    copied = copy_state(state, {"notes"})
+    assert copied.apps["notes"] == state.apps["notes"] and copied.stacks == state.stacks
+    assert copied.apps["notes"] is not state.apps["notes"] and copied.stacks is not state.stacks
+    copied.apps["notes"]["notes"].clear()
+    copied.apps["notes"]["unmarshallable"].append(1)
+    assert state.apps["notes"]["notes"] and len(state.apps["notes"]["unmarshallable"]) == 1
+    other = next(k for k in state.apps if k != "notes" and not k.startswith("_") and k != "settings")
+    assert copied.apps[other] is state.apps[other]  # apps the search does not touch are shared
