@@ -45,6 +45,43 @@ def test_relative_data_paths_resolve_against_the_config_folder(tmp_path: Path) -
     assert load_config(tmp_path / "c.yaml").data.train == [str(tmp_path / "data")]
 
 
+def test_extends_lays_a_config_over_another(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(
+        "model: {name: tiny-lm}\nsft: {epochs: 2, batch_size: 4, action_repeats: {open: 2}}\nrun: {output_dir: a}\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "mid.yaml").write_text("extends: ../base.yaml\nsft: {epochs: 5, action_repeats: {type: 3}}\n")
+    (tmp_path / "top.yaml").write_text("extends: sub/mid.yaml\nrun: {output_dir: b}\n")
+    config = load_config(tmp_path / "top.yaml")
+    assert config.model.name == "tiny-lm" and config.run.output_dir == "b"
+    assert (config.sft.epochs, config.sft.batch_size) == (5, 4)  # the nearer file wins, key by key
+    assert config.sft.action_repeats == {"open": 2, "type": 3}  # mappings merge
+
+    (tmp_path / "loop.yaml").write_text("extends: loop2.yaml\n")
+    (tmp_path / "loop2.yaml").write_text("extends: loop.yaml\n")
+    with pytest.raises(ConfigError, match="already in the chain"):
+        load_config(tmp_path / "loop.yaml")
+    (tmp_path / "orphan.yaml").write_text("extends: nowhere.yaml\n")
+    with pytest.raises(ConfigError, match="orphan.yaml: extends: .*nowhere.yaml not found"):
+        load_config(tmp_path / "orphan.yaml")
+    (tmp_path / "bad.yaml").write_text("extends: base.yaml\nsft: {epochs: -1}\n")
+    with pytest.raises(ConfigError, match="bad.yaml: sft.epochs"):
+        load_config(tmp_path / "bad.yaml")
+
+
+def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
+    demo, long = load_config(CONFIGS / "demo.yaml").model_dump(), load_config(CONFIGS / "demo-long.yaml").model_dump()
+    assert long["run"]["output_dir"] == "runs/demo-long" and long["curriculum"]["generate"]["episodes"] == 1000
+    assert long["sft"]["epochs"] != demo["sft"]["epochs"]
+    for section in ("model", "data", "optim", "task_grpo"):
+        assert long[section] == demo[section]
+    full = load_config(CONFIGS / "ablation-full.yaml").model_dump()
+    for name, stages in [("sft-only", ["sft"]), ("grpo-only", ["action-grpo"]), ("sft-grpo", ["sft", "action-grpo"])]:
+        ablation = load_config(CONFIGS / f"ablation-{name}.yaml").model_dump()
+        assert ablation["curriculum"]["stages"] == stages and ablation["run"]["output_dir"] == f"runs/ablation-{name}"
+        assert {k: v for k, v in ablation.items() if k not in ("run", "curriculum")} == \
+            {k: v for k, v in full.items() if k not in ("run", "curriculum")}
+
+
 def test_adam_betas_reach_the_optimizer(tmp_path: Path) -> None:
     from mobile_r1.models import load_policy
     from mobile_r1.train.run import make_optimizer

@@ -211,17 +211,14 @@ class TrainConfig(_Section):
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read and validate a YAML config; relative data paths are resolved against the file's folder.
 
+    A top-level `extends: other.yaml` (relative to the file) starts from that config: the file's own sections are laid
+    over it key by key, mappings merged, values and lists replaced (`_read_layers`).
     Raises ConfigError naming the file and the field, e.g. `configs/x.yaml: grpo.temperature: ...`.
     """
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} not found; see configs/ for examples")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of sections (model, data, optim, sft, grpo, run)")
+    raw = _read_layers(path, ())
     for dotted, value in (overrides or {}).items():
         node = raw
         *parents, leaf = dotted.split(".")
@@ -242,6 +239,36 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     if data.image_dir:
         data.image_dir = _resolve(data.image_dir, base)
     return config
+
+
+def _read_layers(path: Path, children: tuple[Path, ...]) -> dict[str, Any]:
+    """The mapping in `path`, laid over the config its `extends:` names, and so on up the chain."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections (model, data, optim, sft, grpo, run)")
+    parent = raw.pop("extends", None)
+    if parent is None:
+        return raw
+    if not isinstance(parent, str):
+        raise ConfigError(f"{path}: extends: expected the file name of another config, got {parent!r}")
+    parent_path = (path.parent / parent).resolve()
+    chain = children + (path.resolve(),)
+    if parent_path in chain:
+        raise ConfigError(f"{path}: extends: {parent} is already in the chain " + " <- ".join(p.name for p in chain))
+    if not parent_path.is_file():
+        raise ConfigError(f"{path}: extends: {parent_path} not found")
+    return _lay_over(_read_layers(parent_path, chain), raw)
+
+
+def _lay_over(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        both = isinstance(value, dict) and isinstance(merged.get(key), dict)
+        merged[key] = _lay_over(merged[key], value) if both else value
+    return merged
 
 
 def _resolve(value: str, base: Path) -> str:
