@@ -193,6 +193,9 @@ class SFTRunner:
         sft = config.sft
         steps = math.ceil(len(self.train) * sft.epochs / sft.batch_size)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
+        # one shared prefix per batch needs the model called twice per forward: not under DDP or checkpointing
+        self.share_prefix = (sft.share_prompt_prefix and not policy.takes_images and accelerator.num_processes == 1
+                             and not config.model.gradient_checkpointing)
         self.optimizer: Any = None
         self.scheduler: Any = None
 
@@ -219,12 +222,9 @@ class SFTRunner:
         model.train()
         total = 0.0
         chunks = [items[i : i + cfg.sft.micro_batch_size] for i in range(0, len(items), cfg.sft.micro_batch_size)]
-        # one shared prefix per batch needs the model called twice per forward: not under DDP or checkpointing
-        share = (cfg.sft.share_prompt_prefix and not self.policy.takes_images and acc.num_processes == 1
-                 and not cfg.model.gradient_checkpointing)
         for index, chunk in enumerate(chunks):
             batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device, cfg.sft.pad_to_multiple_of,
-                                share_prefix=share)
+                                share_prefix=self.share_prefix)
             ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
             with ctx, acc.autocast():
                 loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)
