@@ -122,3 +122,22 @@ def test_generated_tags_reach_the_parser(tiny_lm, observation: Observation, monk
     out = HFAgent(tiny_lm, dialect="inquire", max_new_tokens=64).act(requests(observation, 1)[0])
     assert out.text == reply
     assert out.parse.ok and out.action is not None and out.action.type.value == "wait"
+
+
+def test_a_saved_view_gives_the_defaults_and_arguments_win(tiny_lm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from mobile_r1.agents.base import VIEW_FILE, ModelView
+
+    folder = tmp_path / "model"
+    tiny_lm.save_pretrained(folder)
+    assert HFAgent(str(folder)).view.options()["dialect"] == "qwen2.5vl"  # no view file: the plain defaults
+    saved = ModelView.create("compact", observation_mode="text", frame="qwen", max_pixels=1003520, history_window=3)
+    saved.save(folder)
+    assert HFAgent(str(folder)).view.options() == saved.options()
+    mine = HFAgent(str(folder), dialect="inquire", frame="screen", history_window=1).view.options()
+    assert (mine["dialect"], mine["frame"], mine["history_window"], mine["max_pixels"]) == ("inquire", "screen", 1, 1003520)
+    (folder / VIEW_FILE).write_text('{"dialect": "compact", "colour": "red"}')
+    with pytest.raises(ConfigError, match="unknown view option 'colour'"):
+        HFAgent(str(folder))
+    (folder / VIEW_FILE).write_text("not json")
+    with pytest.raises(ConfigError, match="not a readable view file"):
+        HFAgent(str(folder))

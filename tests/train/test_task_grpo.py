@@ -187,6 +187,8 @@ def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: 
         assert key in train[0]
     assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2]
     assert (tmp_path / "run" / "final").is_dir() and (tmp_path / "run" / "checkpoints" / "step-1").is_dir()
+    view = json.loads((tmp_path / "run" / "final" / "prompt_view.json").read_text())
+    assert (view["dialect"], view["observation_mode"], view["frame"], view["history_window"]) == ("inquire", "text", "qwen", 1)
     played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
     assert [(r["step"], r["group"]) for r in played] == [(1, 0), (1, 0), (2, 0), (2, 0)]
     assert all(r["episode"].startswith("settings.dark_mode/train") and len(r["turns"]) == 2 for r in played)

@@ -8,7 +8,9 @@ and converts the parsed action back to screen pixels, so `AgentOutput.action` is
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from mobile_r1.core.actions import Action
@@ -19,6 +21,9 @@ from mobile_r1.core.records import Observation, Step
 
 FrameKind = Literal["qwen", "normalized", "screen"]
 FRAME_KINDS: tuple[str, ...] = ("qwen", "normalized", "screen")
+# Written next to a trained model: the view its training prompts were built with (`ModelView.save`), so an agent
+# that loads the model prompts it the same way unless told otherwise (`saved_view_options`).
+VIEW_FILE = "prompt_view.json"
 
 
 @dataclass(slots=True)
@@ -120,6 +125,18 @@ class ModelView:
         d = get_dialect(dialect) if isinstance(dialect, str) else dialect
         return cls(d, observation_mode, kind, prescale, min_pixels, max_pixels, history_window)  # type: ignore[arg-type]
 
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of `create` that rebuild this view (the dialect by name)."""
+        return {"dialect": self.dialect.name, "observation_mode": self.observation_mode, "frame": self.frame,
+                "prescale": self.prescale, "min_pixels": self.min_pixels, "max_pixels": self.max_pixels,
+                "history_window": self.history_window}
+
+    def save(self, folder: str | Path) -> Path:
+        """Write `options()` to `folder/VIEW_FILE` (a training run does this next to the model it saves)."""
+        path = Path(folder) / VIEW_FILE
+        path.write_text(json.dumps(self.options(), indent=2) + "\n", encoding="utf-8")
+        return path
+
     def model_frame(self, observation: Observation) -> Frame:
         w, h = observation.screen_size
         if self.frame == "qwen":
@@ -180,6 +197,23 @@ class ModelView:
     def output(self, text: str, observation: Observation, **info: Any) -> AgentOutput:
         result, action = self.read(text, observation)
         return AgentOutput(text=text, parse=result, action=action, info=dict(info))
+
+
+def saved_view_options(model: str | Path) -> dict[str, Any]:
+    """The view options saved next to a model folder (`VIEW_FILE`); {} for a preset, a hub id or a folder without one."""
+    path = Path(model) / VIEW_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: not a readable view file ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object of view options")
+    unknown = set(data) - {"dialect", "observation_mode", "frame", "prescale", "min_pixels", "max_pixels", "history_window"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown view option {sorted(unknown)[0]!r}")
+    return data
 
 
 def _step_in_frame(step: Step, screen: Frame, frame: Frame) -> Step:

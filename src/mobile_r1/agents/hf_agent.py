@@ -6,13 +6,17 @@
 
 Greedy decoding when `temperature` is 0, sampling otherwise. A LoRA adapter loads either as the model
 itself (a folder with `adapter_config.json`) or on top of the base model with `adapter=PATH`.
+
+A model folder written by `mobile-r1 train` holds `prompt_view.json`: the dialect, observation mode, frame and
+history window its training prompts used. They are this agent's defaults for that model; arguments given win.
+Elsewhere the defaults are the qwen2.5vl dialect, screenshots for a vision model and the element list for a text one.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView
+from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView, saved_view_options
 from mobile_r1.core.errors import ConfigError
 
 Prompt = tuple[list[dict[str, Any]], list[Any]]
@@ -76,10 +80,10 @@ class HFAgent(Agent):
         self,
         model: Any,
         *,
-        dialect: str = "qwen2.5vl",
+        dialect: str | None = None,
         observation_mode: str | None = None,
         frame: str | None = None,
-        prescale: float = 1.0,
+        prescale: float | None = None,
         max_pixels: int | None = None,
         min_pixels: int | None = None,
         history_window: int | None = None,
@@ -94,6 +98,8 @@ class HFAgent(Agent):
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        # A model folder a training run wrote holds the view its prompts were built with: the defaults here.
+        saved = saved_view_options(adapter or model) if isinstance(adapter or model, str) else {}
         if isinstance(model, str):
             from mobile_r1.models import load_policy
 
@@ -105,11 +111,12 @@ class HFAgent(Agent):
             model.uses_lora = True
         self.policy = model
         self.policy.model.eval()
-        mode = observation_mode or ("image" if self.policy.takes_images else "text")
-        extra = {k: v for k, v in (("max_pixels", max_pixels), ("min_pixels", min_pixels)) if v}
-        self.view = ModelView.create(
-            dialect, observation_mode=mode, frame=frame, prescale=prescale, history_window=history_window, **extra
-        )
+        given = {"dialect": dialect, "observation_mode": observation_mode, "frame": frame, "prescale": prescale,
+                 "max_pixels": max_pixels, "min_pixels": min_pixels, "history_window": history_window}
+        view = {**saved, **{k: v for k, v in given.items() if v is not None}}
+        view.setdefault("dialect", "qwen2.5vl")
+        view.setdefault("observation_mode", "image" if self.policy.takes_images else "text")
+        self.view = ModelView.create(**{k: v for k, v in view.items() if v is not None})
         self.temperature = temperature
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens

@@ -49,7 +49,8 @@ class EvalConfig:
     episodes       run only the first N episodes of the split (None: all of them)
     workers        episodes in flight at once (processes for scripted agents, a batch for model agents)
     dialect        the agent's dialect (None: the agent's default)
-    observation    "image" (screenshots) or "text" (the accessibility element list) for model agents
+    observation    "image" (screenshots) or "text" (the accessibility element list) for model agents (None: the
+                   agent's default; for a model `mobile-r1 train` wrote, what it was trained on)
     max_steps      step budget per episode (None: the task's own `max_steps`)
     seed           base seed of the suite's episodes
     scale          screenshot scale of the 1080x2400 screen
@@ -62,7 +63,7 @@ class EvalConfig:
     episodes: int | None = None
     workers: int = 1
     dialect: str | None = None
-    observation: str = "image"
+    observation: str | None = None
     max_steps: int | None = None
     seed: int = 0
     scale: float = 0.3
@@ -79,7 +80,7 @@ class EvalConfig:
             raise ConfigError(f"--episodes must be >= 1, got {self.episodes}")
         if self.max_steps is not None and self.max_steps < 1:
             raise ConfigError(f"--max-steps must be >= 1, got {self.max_steps}")
-        if self.observation not in ("image", "text"):
+        if self.observation not in (None, "image", "text"):
             raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
 
     @property
@@ -97,7 +98,7 @@ class EvalConfig:
         options = dict(self.agent_options)
         if self.dialect:
             options.setdefault("dialect", self.dialect)
-        if self.agent_kind in BATCHED_KINDS:
+        if self.agent_kind in BATCHED_KINDS and self.observation:
             options.setdefault("observation_mode", self.observation)
         return options
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Literal, Protocol
 
 import torch
 
+from mobile_r1.agents.base import ModelView
 from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.records import Episode
 from mobile_r1.models.policy import LoraSettings, Policy, load_policy, unwrap
@@ -98,6 +99,15 @@ def load_config_policy(config: TrainConfig, device: str) -> Policy:
         gradient_checkpointing=config.model.gradient_checkpointing,
         device=device,
     )
+
+
+def model_view(config: TrainConfig) -> ModelView:
+    """How the policy sees the phone: the data section's dialect, observation mode and history, the Qwen frame
+    (the frame training examples are written in, so coordinates mean the same thing in every stage). Saved next
+    to every final model, so `hf:` agents prompt it the same way by default."""
+    d = config.data
+    return ModelView.create(d.dialect, observation_mode=d.observation_mode, frame="qwen", prescale=d.prescale,
+                            min_pixels=d.min_pixels, max_pixels=d.max_pixels, history_window=d.history_window)
 
 
 def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSettings:
@@ -379,8 +389,9 @@ def load_checkpoint(folder: Path, policy: Policy, optimizer: Any, scheduler: Any
     return int(state["step"])
 
 
-def save_final(policy: Policy, path: Path, accelerator: Any) -> None:
-    """Write the trained model in `save_pretrained` form (every process calls this; full weights when sharded)."""
+def save_final(policy: Policy, path: Path, accelerator: Any, view: ModelView | None = None) -> None:
+    """Write the trained model in `save_pretrained` form (every process calls this; full weights when sharded), and
+    the `view` its prompts were built with (`agents.base.VIEW_FILE`)."""
     if is_sharded(policy.model):
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
@@ -392,6 +403,8 @@ def save_final(policy: Policy, path: Path, accelerator: Any) -> None:
     elif accelerator.is_main_process:
         policy.model = accelerator.unwrap_model(policy.model)
         policy.save_pretrained(path)
+    if view is not None and accelerator.is_main_process:
+        view.save(path)
     accelerator.wait_for_everyone()
 
 
@@ -536,7 +549,7 @@ def train(
             if on_step is not None:
                 on_step(done, metrics)
     accelerator.wait_for_everyone()
-    save_final(policy, run_dir / "final", accelerator)
+    save_final(policy, run_dir / "final", accelerator, model_view(config))
     log.close()
     return RunResult(run_dir, total, last, last_eval, main)
 

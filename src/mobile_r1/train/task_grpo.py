@@ -33,6 +33,7 @@ from mobile_r1.eval.metrics import INQUIRY_OUTCOMES
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig, load_config
+from mobile_r1.train.run import model_view
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
 from mobile_r1.train.rollout import (
     RolloutSettings,
@@ -244,14 +245,6 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
 # ----- the stage runner ------------------------------------------------------------------------------------------------
 
 
-def model_view(config: TrainConfig) -> ModelView:
-    """How the policy sees the phone: the data section's dialect, observation mode and history, the Qwen frame
-    (the frame stage 1 and 2 examples are written in, so coordinates mean the same thing in every stage)."""
-    d = config.data
-    return ModelView.create(d.dialect, observation_mode=d.observation_mode, frame="qwen", prescale=d.prescale,
-                            min_pixels=d.min_pixels, max_pixels=d.max_pixels, history_window=d.history_window)
-
-
 class TaskGRPORunner:
     """Stage 3 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
 
@@ -390,7 +383,7 @@ def train_task_grpo(
             if on_step is not None:
                 on_step(done, metrics)
     accelerator.wait_for_everyone()
-    loop.save_final(policy, run_dir / "final", accelerator)
+    loop.save_final(policy, run_dir / "final", accelerator, model_view(config))
     log.close()
     return loop.RunResult(run_dir, total, last, last_eval, main)
 
