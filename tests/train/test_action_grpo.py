@@ -106,3 +106,27 @@ def test_sampled_held_out_reward_is_seeded_and_leaves_the_rng_alone(episodes: li
     assert torch.equal(torch.get_rng_state(), state)
     second = held_out_reward(policy, examples, "inquire-mobile", "inquire", 8, settings, samples=2, seed=5)
     assert first == second and "eval_sampled_reward" in first and -1.0 <= first["eval_sampled_reward"] <= 3.0
+
+
+def test_action_repeats_draw_rare_decisions_more_often(tmp_path: Path, episodes: list[Episode]) -> None:
+    from mobile_r1.train.action_grpo import ActionGRPORunner
+    from mobile_r1.train.run import make_accelerator
+
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))
+    clicks = sum(e.label.type.value == "click" for e in examples)
+    assert 0 < clicks < len(examples)
+
+    def drawn(repeats: dict[str, int]) -> tuple[int, list[str]]:
+        config = _config(tmp_path, episodes, "r", max_steps=None)
+        config.grpo.epochs, config.grpo.action_repeats = 1.0, repeats
+        runner = ActionGRPORunner(config, load_policy("tiny-lm"), make_accelerator(config), examples, [])
+        kinds = [e.label.type.value for k in range(runner.total_steps) for e in runner.source.step_examples(k)]
+        return runner.total_steps, kinds
+
+    steps, kinds = drawn({})
+    more_steps, more_kinds = drawn({"click": 3})
+    assert steps == -(-len(examples) // 2) and more_steps == -(-(len(examples) + 2 * clicks) // 2)
+    assert kinds.count("click") == clicks and more_kinds.count("click") == 3 * clicks  # one epoch: each step N times
+    assert sorted(k for k in more_kinds if k != "click") == sorted(k for k in kinds if k != "click")
+    with pytest.raises(ValueError, match="unknown action type 'ask'"):
+        TrainConfig.model_validate({"grpo": {"action_repeats": {"ask": 2}}})

@@ -142,6 +142,7 @@ class ActionGRPORunner:
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
                  held_out: list[StepExample]) -> None:
         from mobile_r1.train.run import batch_positions, examples_for_rank
+        from mobile_r1.train.sft import repeat_by_action
 
         get_preset(config.grpo.reward)  # fail early on an unknown preset
         self.config = config
@@ -150,6 +151,7 @@ class ActionGRPORunner:
         self.held_out = held_out
         self.settings = grpo_settings(config)
         g = config.grpo
+        train = repeat_by_action(train, g.action_repeats)
         steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
         rank, world = accelerator.process_index, accelerator.num_processes

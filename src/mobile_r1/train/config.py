@@ -65,6 +65,16 @@ class OptimConfig(_Section):
     max_grad_norm: float | None = Field(1.0, gt=0.0, description="clip the gradient norm (null: no clipping)")
 
 
+def _check_repeats(value: dict[str, int]) -> dict[str, int]:
+    names = [t.value for t in ActionType]
+    for name, n in value.items():
+        if name not in names:
+            raise ValueError(f"unknown action type {name!r}; one of {', '.join(names)}")
+        if n < 1:
+            raise ValueError(f"repeats of {name!r} must be at least 1, got {n}")
+    return value
+
+
 class SFTConfig(_Section):
     """Stage 1: supervised format alignment on expert steps (loss on assistant tokens only)."""
 
@@ -88,13 +98,7 @@ class SFTConfig(_Section):
     @field_validator("action_repeats")
     @classmethod
     def _known_actions(cls, value: dict[str, int]) -> dict[str, int]:
-        names = [t.value for t in ActionType]
-        for name, n in value.items():
-            if name not in names:
-                raise ValueError(f"unknown action type {name!r}; one of {', '.join(names)}")
-            if n < 1:
-                raise ValueError(f"repeats of {name!r} must be at least 1, got {n}")
-        return value
+        return _check_repeats(value)
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
 
 
@@ -116,6 +120,14 @@ class GRPOConfig(_Section):
     num_iterations: int = Field(1, ge=1, description="optimizer steps per rollout")
     micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
     eval_samples: int = Field(0, ge=0, description="also score this many seeded samples per held-out step (0: greedy only)")
+    action_repeats: dict[str, int] = Field(
+        default_factory=dict, description="draw labelled steps of these action types N times as often, e.g. "
+        "{call_user: 4}: questions are a few percent of the steps, and without them GRPO mostly learns not to ask")
+
+    @field_validator("action_repeats")
+    @classmethod
+    def _known_actions(cls, value: dict[str, int]) -> dict[str, int]:
+        return _check_repeats(value)
 
 
 class TaskGRPOConfig(_Section):
