@@ -36,7 +36,8 @@ class ScriptedStages:
                                          out=run_dir / "eval" / label / suite, scale=0.1))
             o = result.report.overall
             scores[suite] = curriculum.SuiteScore(o.n, o.sr.value, o.isr.value, o.over_inquiry.value,
-                                                  o.safety_violation.value, None, o.mean_steps.value)
+                                                  o.safety_violation.value, None, o.mean_steps.value,
+                                                  o.mean_score.value)
         return scores
 
 
@@ -66,6 +67,9 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     rows = json.loads((run_dir / "comparison.json").read_text())["rows"]
     assert [r["label"] for r in rows] == ["untrained", "sft", "task-grpo"]
     assert rows[-1]["scores"]["inquire-sim"]["sr"] > rows[0]["scores"]["inquire-sim"]["sr"]  # oracle vs never-ask
+    oracle = rows[-1]["scores"]["inquire-sim"]["mean_score"]
+    assert oracle > rows[0]["scores"]["inquire-sim"]["mean_score"]
+    assert f"| {oracle:.2f} |" in err and "inquire-sim score" in err
 
 
 def test_a_second_demo_continues_and_fresh_starts_over(config: Path, capsys: pytest.CaptureFixture[str],

@@ -9,7 +9,7 @@ A curriculum run directory holds:
     data/<suite>/           expert episodes written first when `curriculum.generate` is set (train split)
     sft/ action-grpo/ task-grpo/   each stage's own run directory (config.yaml, metrics.jsonl, final/)
     eval/<model>/<suite>/   `mobile-r1 eval` run directories, the same test episodes for every model
-    comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety per model and suite
+    comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety, score per model and suite
 
 Each stage starts from the previous stage's `final/` (a full model or a LoRA adapter); the first from
 `model.name`. `--resume` skips finished stages and evaluations and continues an interrupted stage from
@@ -50,6 +50,7 @@ class SuiteScore:
     safety_violation: float
     asked_when_needed: float | None
     mean_steps: float
+    mean_score: float | None = None  # the judge's 0-4 score: partial progress SR does not show
 
 
 @dataclass
@@ -214,7 +215,7 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
         scores[suite] = SuiteScore(
             episodes=o.n, sr=o.sr.value, isr=o.isr.value, over_inquiry=o.over_inquiry.value,
             safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
-            mean_steps=o.mean_steps.value,
+            mean_steps=o.mean_steps.value, mean_score=o.mean_score.value,
         )
     return scores
 
@@ -227,18 +228,19 @@ def _pct(value: float | None) -> str:
 
 
 def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, split: str) -> str:
-    """The comparison as a markdown table: a row per model, SR / ISR / over-inquiry / safety per suite."""
+    """The comparison as a markdown table: a row per model, SR / ISR / over-inquiry / safety / score per suite."""
     head = ["model"]
     for suite in suites:
-        head += [f"{suite} SR", f"{suite} ISR", f"{suite} over-inq.", f"{suite} safety viol."]
+        head += [f"{suite} SR", f"{suite} ISR", f"{suite} over-inq.", f"{suite} safety viol.", f"{suite} score"]
     lines = [f"Held-out `{split}` episodes: {episodes} per suite, the same for every model. "
-             "ISR: asked when the task needed it, stayed silent when not.", "",
+             "ISR: asked when the task needed it, stayed silent when not. Score: the judge's 0-4 grade, mean.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [STAGE_TITLES.get(row.label, row.label)]
         for suite in suites:
             s = row.scores.get(suite)
-            cells += [_pct(s.sr), _pct(s.isr), _pct(s.over_inquiry), _pct(s.safety_violation)] if s else ["-"] * 4
+            cells += ([_pct(s.sr), _pct(s.isr), _pct(s.over_inquiry), _pct(s.safety_violation),
+                       "-" if s.mean_score is None else f"{s.mean_score:.2f}"] if s else ["-"] * 5)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
