@@ -98,8 +98,11 @@ class HFAgent(Agent):
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
-        # A model folder a training run wrote holds the view its prompts were built with: the defaults here.
-        saved = saved_view_options(adapter or model) if isinstance(adapter or model, str) else {}
+        # A model (or adapter) folder a training run wrote holds the view its prompts were built with: the defaults here.
+        saved: dict[str, Any] = {}
+        for folder in (model, adapter):
+            if isinstance(folder, str):
+                saved.update(saved_view_options(folder))
         if isinstance(model, str):
             from mobile_r1.models import load_policy
 
