@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.errors import ConfigError
@@ -75,6 +75,10 @@ def _check_repeats(value: dict[str, int]) -> dict[str, int]:
     return value
 
 
+# {action type: N}: show steps of these action types N times (sft.action_repeats, grpo.action_repeats)
+ActionRepeats = Annotated[dict[str, int], AfterValidator(_check_repeats)]
+
+
 class SFTConfig(_Section):
     """Stage 1: supervised format alignment on expert steps (loss on assistant tokens only)."""
 
@@ -92,13 +96,8 @@ class SFTConfig(_Section):
     prompt_loss_weight: float = Field(
         0.0, ge=0.0, description="also predict the prompt's tokens at this weight (0: assistant tokens only, the papers' "
         "SFT); helps a model trained from scratch")
-    action_repeats: dict[str, int] = Field(
+    action_repeats: ActionRepeats = Field(
         default_factory=dict, description="show steps of these action types N times per epoch, e.g. {open: 4, type: 3}")
-
-    @field_validator("action_repeats")
-    @classmethod
-    def _known_actions(cls, value: dict[str, int]) -> dict[str, int]:
-        return _check_repeats(value)
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
 
 
@@ -120,14 +119,9 @@ class GRPOConfig(_Section):
     num_iterations: int = Field(1, ge=1, description="optimizer steps per rollout")
     micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
     eval_samples: int = Field(0, ge=0, description="also score this many seeded samples per held-out step (0: greedy only)")
-    action_repeats: dict[str, int] = Field(
+    action_repeats: ActionRepeats = Field(
         default_factory=dict, description="draw labelled steps of these action types N times as often, e.g. "
         "{call_user: 4}: questions are a few percent of the steps, and without them GRPO mostly learns not to ask")
-
-    @field_validator("action_repeats")
-    @classmethod
-    def _known_actions(cls, value: dict[str, int]) -> dict[str, int]:
-        return _check_repeats(value)
 
 
 class TaskGRPOConfig(_Section):

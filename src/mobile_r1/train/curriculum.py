@@ -188,11 +188,14 @@ def run_stage(config: TrainConfig, stage: str, model: str, run_dir: Path, resume
 
 def eval_agent_options(config: TrainConfig) -> dict[str, Any]:
     """Options of the `hf:` agent that scores a model: greedy, and prompts exactly as the training examples were
-    written (`train.data.step_examples`): the data section's history window and the Qwen frame with its pixel bounds."""
-    d, cur = config.data, config.curriculum
-    return {"history_window": d.history_window, "max_new_tokens": cur.eval_max_new_tokens, "batch_size": cur.eval_batch,
-            "dtype": config.model.dtype, "frame": "qwen", "prescale": d.prescale, "min_pixels": d.min_pixels,
-            "max_pixels": d.max_pixels}
+    written (`train.run.model_view`, the view saved next to every final model; the untrained preset has none): the
+    data section's history window and the Qwen frame with its pixel bounds. The dialect and observation mode go to
+    the evaluation as its own `dialect` and `observation`."""
+    from mobile_r1.train.run import model_view
+
+    cur = config.curriculum
+    view = {k: v for k, v in model_view(config).options().items() if k not in ("dialect", "observation_mode")}
+    return {**view, "max_new_tokens": cur.eval_max_new_tokens, "batch_size": cur.eval_batch, "dtype": config.model.dtype}
 
 
 def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, SuiteScore]:
