@@ -9,7 +9,7 @@ and converts the parsed action back to screen pixels, so `AgentOutput.action` is
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
@@ -127,9 +127,7 @@ class ModelView:
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of `create` that rebuild this view (the dialect by name)."""
-        return {"dialect": self.dialect.name, "observation_mode": self.observation_mode, "frame": self.frame,
-                "prescale": self.prescale, "min_pixels": self.min_pixels, "max_pixels": self.max_pixels,
-                "history_window": self.history_window}
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"dialect": self.dialect.name}
 
     def save(self, folder: str | Path) -> Path:
         """Write `options()` to `folder/VIEW_FILE` (a training run does this next to the model it saves)."""
@@ -210,7 +208,7 @@ def saved_view_options(model: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not a readable view file ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object of view options")
-    unknown = set(data) - {"dialect", "observation_mode", "frame", "prescale", "min_pixels", "max_pixels", "history_window"}
+    unknown = set(data) - {f.name for f in fields(ModelView)}
     if unknown:
         raise ConfigError(f"{path}: unknown view option {sorted(unknown)[0]!r}")
     return data
