@@ -5,9 +5,9 @@
 Every `type` step of the expert episodes is put to the model as an agent sees it (`hf:` agent, the model's saved
 prompt view, greedy decoding), with the episode's earlier expert steps as history. A step counts when the typed
 text equals the label. Steps are split by whether the task quotes the text (`Send 'On my way' to ...`) or writes
-it inline (`Create a calendar event called Boiler check`): with a byte-level BPE the inline words carry their
-leading space (` Boiler`), the tool call's do not (`"Boiler`), so copying them is not copying token ids. The most
-frequent wrong texts show what the model writes instead (a memorised value of the same task, or a copy).
+it inline (`Create a calendar event called Boiler check`); with a byte-level BPE only quoted words have the token
+ids the tool call writes (`"Boiler`, not ` Boiler`). The most frequent wrong texts show what the model writes
+instead: a value of the same task remembered from training, or a copy gone wrong.
 """
 
 from __future__ import annotations
