@@ -18,6 +18,7 @@ import time
 from collections import Counter
 
 from mobile_r1.agents import AgentRequest, make_agent
+from mobile_r1.core.actions import ActionType
 from mobile_r1.core.formats import load_episodes
 
 
@@ -39,20 +40,18 @@ def main() -> None:
         cases = []
         for episode in load_episodes(folder):
             for index, step in enumerate(episode.steps):
-                if step.action.type.value == "type" and step.observation is not None:
+                if step.action.type is ActionType.TYPE and step.observation is not None:
                     request = AgentRequest(episode.instruction, step.observation, episode.steps[:index], episode.id)
                     cases.append((request, step.action.text or ""))
         random.Random(0).shuffle(cases)
         cases = cases[: args.limit]
         start = time.perf_counter()
-        outputs = []
-        for i in range(0, len(cases), args.batch):
-            outputs += agent.act_batch([request for request, _ in cases[i : i + args.batch]])
+        outputs = agent.act_batch([request for request, _ in cases])  # one generate() per --batch requests
         right: Counter[bool] = Counter()
         total: Counter[bool] = Counter()
         wrong: Counter[str] = Counter()
         for (request, want), out in zip(cases, outputs):
-            got = out.action.text if out.action is not None and out.action.type.value == "type" else None
+            got = out.action.text if out.action is not None and out.action.type is ActionType.TYPE else None
             kind = quoted(request.instruction, want.rstrip("\n"))
             total[kind] += 1
             if got == want:

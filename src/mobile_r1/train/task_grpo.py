@@ -33,7 +33,6 @@ from mobile_r1.eval.metrics import INQUIRY_OUTCOMES
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig, load_config
-from mobile_r1.train.run import model_view
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
 from mobile_r1.train.rollout import (
     RolloutSettings,
@@ -44,6 +43,7 @@ from mobile_r1.train.rollout import (
     start_groups,
     task_episodes,
 )
+from mobile_r1.train.run import model_view
 
 # ----- 3. the trajectory reward ----------------------------------------------------------------------------------------
 
@@ -383,7 +383,7 @@ def train_task_grpo(
             if on_step is not None:
                 on_step(done, metrics)
     accelerator.wait_for_everyone()
-    loop.save_final(policy, run_dir / "final", accelerator, model_view(config))
+    loop.save_final(policy, run_dir / "final", accelerator, runner.view)  # the view its rollouts prompted with
     log.close()
     return loop.RunResult(run_dir, total, last, last_eval, main)
 
