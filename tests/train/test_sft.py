@@ -15,9 +15,9 @@ from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Episode
 from mobile_r1.models import load_policy
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import PromptSettings, step_examples
+from mobile_r1.train.data import PromptSettings, repeat_by_action, step_examples
 from mobile_r1.train.run import train
-from mobile_r1.train.sft import IGNORE, collate_sft, encode_example, repeat_by_action
+from mobile_r1.train.sft import IGNORE, collate_sft, encode_example
 
 
 def _unmasked_text(policy, item) -> str:

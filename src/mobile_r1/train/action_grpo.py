@@ -17,7 +17,7 @@ from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, encode_prompt
+from mobile_r1.train.data import StepExample, encode_prompt, repeat_by_action
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 from mobile_r1.train.rollout import greedy_completions
 
@@ -142,7 +142,6 @@ class ActionGRPORunner:
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
                  held_out: list[StepExample]) -> None:
         from mobile_r1.train.run import batch_positions, examples_for_rank
-        from mobile_r1.train.sft import repeat_by_action
 
         get_preset(config.grpo.reward)  # fail early on an unknown preset
         self.config = config

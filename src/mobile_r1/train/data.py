@@ -150,6 +150,15 @@ def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[Ste
     return out
 
 
+def repeat_by_action(examples: list[StepExample], repeats: dict[str, int]) -> list[StepExample]:
+    """Each example `repeats[its label's action type]` times (1 for types not listed), in order.
+
+    Expert data is mostly clicks; the rare decisions a task turns on (which app to open, what to type, when to ask)
+    get few gradient steps otherwise.
+    """
+    return [e for e in examples for _ in range(repeats.get(e.label.type.value, 1))]
+
+
 def check_policy_fits(policy: Policy, settings: PromptSettings) -> None:
     """A text-only model cannot read screenshots: say so before training starts."""
     if settings.observation_mode == "image" and not policy.takes_images:

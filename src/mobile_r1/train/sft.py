@@ -12,7 +12,7 @@ import torch
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, encode_prompt, encode_target, stack_vision
+from mobile_r1.train.data import StepExample, encode_prompt, encode_target, repeat_by_action, stack_vision
 from mobile_r1.train.rollout import greedy_completions
 
 IGNORE = -100
@@ -166,15 +166,6 @@ def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str,
         same_type += int(parsed.action is not None and parsed.action.type == example.label.type)
     n = max(len(examples), 1)
     return {"format_valid": valid / n, "type_match": same_type / n}
-
-
-def repeat_by_action(examples: list[StepExample], repeats: dict[str, int]) -> list[StepExample]:
-    """Each example `repeats[its label's action type]` times (1 for types not listed), in order.
-
-    Expert data is mostly clicks; the rare decisions a task turns on (which app to open, what to type, when to ask)
-    get few gradient steps otherwise.
-    """
-    return [e for e in examples for _ in range(repeats.get(e.label.type.value, 1))]
 
 
 class SFTRunner:
