@@ -87,6 +87,10 @@ def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path) -
     as_model = make_agent(f"hf:{tmp_path / 'adapter'}", **options)
     assert [o.text for o in on_base.act_batch(reqs)] == in_memory
     assert [o.text for o in as_model.act_batch(reqs)] == in_memory
+    # loaded by the agent itself, the adapter is folded into the weights (faster generation, same outputs)
+    assert not as_model.policy.uses_lora and not any("lora_" in n for n, _ in as_model.policy.model.named_parameters())
+    assert make_agent(f"hf:{tmp_path / 'adapter'}", merge_adapter=False, **options).policy.uses_lora
+    assert HFAgent(policy, **options).policy.model is model  # a policy handed in (a training run's) is left as it is
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad():
         assert not torch.allclose(model(input_ids=ids).logits, tiny_lm.model(input_ids=ids).logits, atol=1e-3)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.models import LoraSettings, build_preset, load_policy
+from mobile_r1.models import LoraSettings, build_preset, load_policy, merge_lora
 from mobile_r1.models.tokenizer import SPECIAL_TOKENS, train_tokenizer
 
 
@@ -63,6 +63,25 @@ def test_lora_reference_is_the_base_model_with_the_adapter_off() -> None:
     assert not torch.allclose(adapted, base)
     assert torch.allclose(reference, base, atol=1e-6)
     assert sum(p.numel() for p in policy.model.parameters()) < 1.2 * sum(p.numel() for p in load_policy("tiny-lm").model.parameters())
+
+
+def test_merge_lora_folds_the_adapter_into_plain_weights_with_the_same_logits() -> None:
+    policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
+    with torch.no_grad():
+        for n, p in policy.model.named_parameters():
+            if "lora_B" in n:
+                p.add_(0.5)
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.no_grad():
+        adapted = policy.model(input_ids=ids).logits
+        merged = merge_lora(policy)
+        folded = merged.model(input_ids=ids).logits
+        base = load_policy("tiny-lm").model(input_ids=ids).logits
+    assert not merged.uses_lora and not merged.model.training
+    assert not any("lora_" in n for n, _ in merged.model.named_parameters())
+    assert torch.allclose(folded, adapted, atol=1e-5) and not torch.allclose(folded, base, atol=1e-3)
+    plain = load_policy("tiny-lm")
+    assert merge_lora(plain) is plain
 
 
 def test_full_finetune_reference_is_a_frozen_copy() -> None:

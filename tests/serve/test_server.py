@@ -10,6 +10,7 @@ from PIL import Image
 from mobile_r1.agents.chat import encode_image
 from mobile_r1.core.errors import DataError
 from mobile_r1.serve import EchoBackend, LoopbackServer, ScriptedBackend, make_backend
+from mobile_r1.serve.backend import HFBackend
 
 
 def test_chat_completion_with_text_and_image_parts() -> None:
@@ -64,3 +65,21 @@ def test_echo_backend_and_server_stops() -> None:
         assert reply.choices[0].message.content == "ping"
     with pytest.raises(httpx.ConnectError):
         httpx.get(server.base_url + "/models", timeout=2)
+
+
+def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    from mobile_r1.models import LoraSettings, load_policy
+
+    trained = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
+    with torch.no_grad():
+        for name, p in trained.model.named_parameters():
+            if "lora_B" in name:
+                p.add_(0.5)
+    trained.save_pretrained(tmp_path / "final")
+    backend = make_backend(f"hf:{tmp_path / 'final'}")
+    assert isinstance(backend, HFBackend) and not backend.policy.uses_lora
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.no_grad():
+        assert torch.allclose(backend.policy.model(input_ids=ids).logits, trained.model(input_ids=ids).logits, atol=1e-5)

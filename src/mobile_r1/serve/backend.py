@@ -79,8 +79,8 @@ def make_backend(spec: str, **options: Any) -> ChatBackend:
     name = spec[3:] if spec.startswith("hf:") else spec
     if not name:
         raise ConfigError("--model needs a model: hf:PATH_OR_ID, a preset (tiny-lm, tiny-vl, smollm2-135m) or 'echo'")
-    from mobile_r1.models import load_policy
+    from mobile_r1.models import load_policy, merge_lora
 
-    policy = load_policy(name, **options)
+    policy = merge_lora(load_policy(name, **options))  # served, never trained: a LoRA adapter is folded in
     policy.model.eval()
     return HFBackend(policy, seed=int(options.get("seed", 0)))
