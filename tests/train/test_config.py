@@ -74,6 +74,10 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
     assert long["sft"]["epochs"] != demo["sft"]["epochs"]
     for section in ("model", "data", "optim", "task_grpo"):
         assert long[section] == demo[section]
+    smol = load_config(CONFIGS / "demo-smollm2.yaml").model_dump()
+    assert smol["model"]["name"] == "smollm2-135m" and smol["model"]["lora"]["r"] == 16
+    assert smol["data"] == demo["data"] and smol["curriculum"]["generate"] == demo["curriculum"]["generate"]
+    assert smol["curriculum"]["eval_episodes"] == demo["curriculum"]["eval_episodes"]  # the same test episodes
     full = load_config(CONFIGS / "ablation-full.yaml").model_dump()
     for name, stages in [("sft-only", ["sft"]), ("grpo-only", ["action-grpo"]), ("sft-grpo", ["sft", "action-grpo"])]:
         ablation = load_config(CONFIGS / f"ablation-{name}.yaml").model_dump()

@@ -205,6 +205,7 @@ def test_stage_order_and_missing_data_are_config_errors(tmp_path: Path, fake: Fa
 @pytest.mark.parametrize("name, stages", [
     ("demo", ["sft", "action-grpo", "task-grpo"]),
     ("demo-long", ["sft", "action-grpo", "task-grpo"]),
+    ("demo-smollm2", ["sft"]),
     ("ablation-sft-only", ["sft"]),
     ("ablation-grpo-only", ["action-grpo"]),
     ("ablation-sft-grpo", ["sft", "action-grpo"]),
