@@ -22,6 +22,7 @@ from mobile_r1.agents import AgentRequest, make_agent
 from mobile_r1.agents.hf_agent import HFAgent
 from mobile_r1.core.formats import load_episodes
 from mobile_r1.models import LoraSettings, load_policy
+from mobile_r1.models.policy import apply_lora
 from mobile_r1.tasks.run import generate as generate_episodes
 
 
@@ -35,18 +36,18 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_policy(args.model)
-        depth = base.model.config.num_hidden_layers
+        policy = load_policy(args.model)
+        depth = policy.model.config.num_hidden_layers
         top = "|".join(str(i) for i in range(depth - args.layers, depth))
         target = rf".*layers\.({top})\.(self_attn|mlp)\.(q|k|v|o|gate|up|down)_proj"
-        policy = load_policy(args.model, lora=LoraSettings(r=16, alpha=32, dropout=0.0, target_modules=target))
+        policy = apply_lora(policy, LoraSettings(r=16, alpha=32, dropout=0.0, target_modules=target))
         with torch.no_grad():  # a trained adapter changes the outputs; a fresh one (lora_B = 0) would not
             for index, (name, p) in enumerate(policy.model.named_parameters()):
                 if "lora_B" in name:
                     p.normal_(0, 0.002, generator=torch.Generator().manual_seed(index))
         folder = Path(tmp) / "adapter"
         policy.save_pretrained(folder)
-        del base, policy
+        del policy
 
         generate_episodes("nav-sim", "test", 8, Path(tmp) / "episodes", seed=0, screenshots=False)
         episodes = load_episodes(Path(tmp) / "episodes")

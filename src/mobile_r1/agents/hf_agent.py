@@ -117,16 +117,17 @@ class HFAgent(Agent):
         for folder in (model, adapter):
             if isinstance(folder, str):
                 saved.update(saved_view_options(folder))
-        if isinstance(model, str):
-            from mobile_r1.models import load_policy, merge_lora
+        owned = isinstance(model, str)  # loaded here: only this agent generates with it (a Policy may be training)
+        if owned:
+            from mobile_r1.models import load_policy
 
             model = load_policy(model, dtype=dtype, device=device)
-            if adapter:
-                model = load_adapter(model, adapter)
-            if merge_adapter:  # the agent owns this model and only generates with it
-                model = merge_lora(model)
-        elif adapter:
+        if adapter:
             model = load_adapter(model, adapter)
+        if owned and merge_adapter:
+            from mobile_r1.models import merge_lora
+
+            model = merge_lora(model)
         self.policy = model
         self.policy.model.eval()
         given = {"dialect": dialect, "observation_mode": observation_mode, "frame": frame, "prescale": prescale,
