@@ -66,17 +66,14 @@ def test_text_model_refuses_images(tiny_lm, observation: Observation) -> None:  
         agent.act(AgentRequest("x", observation))
 
 
-def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     import torch
     from peft import LoraConfig, get_peft_model
 
     policy = load_policy("tiny-lm")
     torch.manual_seed(0)  # lora_A is drawn from the global generator, whose state depends on what ran before
     model = get_peft_model(policy.model, LoraConfig(r=4, lora_alpha=8, target_modules="all-linear"))
-    with torch.no_grad():
-        for index, (name, p) in enumerate(model.named_parameters()):
-            if "lora_B" in name:
-                p.normal_(0, 0.5, generator=torch.Generator().manual_seed(index))
+    set_lora_b(model, 0.5, seed=0)
     model.save_pretrained(tmp_path / "adapter")
     policy.model = model
     reqs = requests(observation, 2)

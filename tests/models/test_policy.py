@@ -47,16 +47,13 @@ def test_tiny_lm_preset_is_cached_and_generates() -> None:
     assert out.shape[1] == ids["input_ids"].shape[1] + 4 or policy.tokenizer.eos_token_id in out[0].tolist()
 
 
-def test_lora_reference_is_the_base_model_with_the_adapter_off() -> None:
+def test_lora_reference_is_the_base_model_with_the_adapter_off(set_lora_b) -> None:  # type: ignore[no-untyped-def]
     policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
     trainable = [n for n, p in policy.model.named_parameters() if p.requires_grad]
     assert trainable and all("lora_" in n for n in trainable)
     ids = torch.tensor([[5, 6, 7, 8]])
     base = load_policy("tiny-lm").model(input_ids=ids).logits
-    with torch.no_grad():  # make the adapter do something
-        for n, p in policy.model.named_parameters():
-            if "lora_B" in n:
-                p.add_(0.5)
+    set_lora_b(policy.model, 0.5)
     adapted = policy.model(input_ids=ids).logits
     with policy.reference() as ref:
         reference = ref(input_ids=ids).logits
@@ -65,12 +62,9 @@ def test_lora_reference_is_the_base_model_with_the_adapter_off() -> None:
     assert sum(p.numel() for p in policy.model.parameters()) < 1.2 * sum(p.numel() for p in load_policy("tiny-lm").model.parameters())
 
 
-def test_merge_lora_folds_the_adapter_into_plain_weights_with_the_same_logits() -> None:
+def test_merge_lora_folds_the_adapter_into_plain_weights_with_the_same_logits(set_lora_b) -> None:  # type: ignore[no-untyped-def]
     policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
-    with torch.no_grad():
-        for n, p in policy.model.named_parameters():
-            if "lora_B" in n:
-                p.add_(0.5)
+    set_lora_b(policy.model, 0.5)
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad():
         adapted = policy.model(input_ids=ids).logits
@@ -120,16 +114,13 @@ def test_smollm2_preset_answers() -> None:
     assert "Paris" in policy.tokenizer.decode(out[0, ids["input_ids"].shape[1]:])
 
 
-def test_gradient_checkpointing_with_lora_trains_and_matches_plain_gradients() -> None:
+def test_gradient_checkpointing_with_lora_trains_and_matches_plain_gradients(set_lora_b) -> None:  # type: ignore[no-untyped-def]
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     grads = []
     for checkpointing in (False, True):
         torch.manual_seed(0)
         policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0), gradient_checkpointing=checkpointing)
-        with torch.no_grad():
-            for n, p in policy.model.named_parameters():
-                if "lora_B" in n:
-                    p.fill_(0.1)
+        set_lora_b(policy.model, 0.1)
         policy.model.train()
         policy.model(input_ids=ids, labels=ids).loss.backward()
         grads.append({n: p.grad.clone() for n, p in policy.model.named_parameters() if p.requires_grad})

@@ -67,16 +67,13 @@ def test_echo_backend_and_server_stops() -> None:
         httpx.get(server.base_url + "/models", timeout=2)
 
 
-def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     import torch
 
     from mobile_r1.models import LoraSettings, load_policy
 
     trained = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
-    with torch.no_grad():
-        for name, p in trained.model.named_parameters():
-            if "lora_B" in name:
-                p.add_(0.5)
+    set_lora_b(trained.model, 0.5)
     trained.save_pretrained(tmp_path / "final")
     backend = make_backend(f"hf:{tmp_path / 'final'}")
     assert isinstance(backend, HFBackend) and not backend.policy.uses_lora
