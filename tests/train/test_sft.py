@@ -141,12 +141,16 @@ def test_shared_prefix_is_what_every_prompt_starts_with_and_leaves_each_a_prompt
     assert "prefix_ids" not in alone  # one example: nothing to share
 
 
-@pytest.mark.parametrize(("prompt_weight", "multiple"), [(0.0, 1), (0.3, 1), (0.3, 32)])
+@pytest.mark.parametrize(("prompt_weight", "multiple", "lora"), [(0.0, 1, False), (0.3, 1, False), (0.3, 32, False),
+                                                               (0.3, 32, True)])
 def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episode], prompt_weight: float,
-                                                           multiple: int) -> None:
+                                                           multiple: int, lora: bool, set_lora_b) -> None:  # type: ignore[no-untyped-def]
+    from mobile_r1.models import LoraSettings
     from mobile_r1.train.sft import token_loss_sum
 
-    policy = load_policy("tiny-lm")
+    torch.manual_seed(0)  # lora_A is drawn from the global generator
+    policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0) if lora else None)
+    set_lora_b(policy.model, 0.05, seed=0)  # a peft model takes the cache through its wrapper
     items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[1:5]]
     results = []
     for share in (False, True):
@@ -155,11 +159,11 @@ def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episod
         policy.model.zero_grad()
         loss, count = token_loss_sum(policy.model, batch, prompt_weight)
         loss.backward()
-        results.append((float(loss), count, [p.grad.clone() for p in policy.model.parameters()]))
+        results.append((float(loss), count, [p.grad.clone() for p in policy.model.parameters() if p.requires_grad]))
     (whole, n, grads), (shared, m, shared_grads) = results
     assert n == m and shared == pytest.approx(whole, rel=1e-5)
     for g, h in zip(grads, shared_grads):
-        assert torch.allclose(g, h, rtol=1e-4, atol=1e-6 * float(g.abs().max()))
+        assert torch.allclose(g, h, rtol=1e-4, atol=1e-5 * float(g.abs().max()))  # float32 sums over many tokens
 
 
 def test_prompt_loss_weight_adds_the_prompt_tokens_language_model_loss(episodes: list[Episode]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from dataclasses import dataclass
@@ -109,14 +110,22 @@ def _logits(model: Any, batch: dict[str, torch.Tensor], keep: int) -> tuple[torc
     from transformers import DynamicCache
 
     cache = DynamicCache()
-    head = model(input_ids=prefix, use_cache=True, past_key_values=cache).logits
+    cached = _cache_argument(model, cache)
+    head = model(input_ids=prefix, use_cache=True, **cached).logits
     rows = inputs["input_ids"].shape[0]
     cache.batch_repeat_interleave(rows)
     mask = torch.cat([inputs["attention_mask"].new_ones(rows, prefix.shape[1]), inputs["attention_mask"]], dim=1)
     inputs["attention_mask"] = mask
     inputs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)[:, prefix.shape[1]:]
-    logits = model(**inputs, use_cache=True, past_key_values=cache, logits_to_keep=keep).logits
+    logits = model(**inputs, use_cache=True, **cached, logits_to_keep=keep).logits
     return logits, head
+
+
+def _cache_argument(model: Any, cache: Any) -> dict[str, Any]:
+    """The key/value cache as `model.forward` takes it: `cache` from transformers 5 on (where `past_key_values` is
+    deprecated), `past_key_values` before."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
+    return {"cache": cache} if "cache" in inspect.signature(type(base).forward).parameters else {"past_key_values": cache}
 
 
 def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
