@@ -78,6 +78,10 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
     assert smol["model"]["name"] == "smollm2-135m" and smol["model"]["lora"]["r"] == 16
     assert smol["data"] == demo["data"] and smol["curriculum"]["generate"] == demo["curriculum"]["generate"]
     assert smol["curriculum"]["eval_episodes"] == demo["curriculum"]["eval_episodes"]  # the same test episodes
+    smol_full = load_config(CONFIGS / "demo-smollm2-full.yaml").model_dump()
+    assert smol_full["run"]["output_dir"] == "runs/demo-smollm2-full" and smol_full["grpo"]["action_repeats"] == {"call_user": 4}
+    for section in ("model", "data", "sft", "optim"):
+        assert smol_full[section] == smol[section]  # the same stage 1, then stages 2-3
     full = load_config(CONFIGS / "ablation-full.yaml").model_dump()
     for name, stages in [("sft-only", ["sft"]), ("grpo-only", ["action-grpo"]), ("sft-grpo", ["sft", "action-grpo"])]:
         ablation = load_config(CONFIGS / f"ablation-{name}.yaml").model_dump()

@@ -206,6 +206,7 @@ def test_stage_order_and_missing_data_are_config_errors(tmp_path: Path, fake: Fa
     ("demo", ["sft", "action-grpo", "task-grpo"]),
     ("demo-long", ["sft", "action-grpo", "task-grpo"]),
     ("demo-smollm2", ["sft"]),
+    ("demo-smollm2-full", ["sft", "action-grpo", "task-grpo"]),
     ("ablation-sft-only", ["sft"]),
     ("ablation-grpo-only", ["action-grpo"]),
     ("ablation-sft-grpo", ["sft", "action-grpo"]),
