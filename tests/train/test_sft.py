@@ -150,7 +150,8 @@ def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episod
 
     torch.manual_seed(0)  # lora_A is drawn from the global generator
     policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0) if lora else None)
-    set_lora_b(policy.model, 0.05, seed=0)  # a peft model takes the cache through its wrapper
+    if lora:  # a peft model takes the cache through its wrapper
+        set_lora_b(policy.model, 0.05, seed=0)
     items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[1:5]]
     results = []
     for share in (False, True):
@@ -163,7 +164,9 @@ def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episod
     (whole, n, grads), (shared, m, shared_grads) = results
     assert n == m and shared == pytest.approx(whole, rel=1e-5)
     for g, h in zip(grads, shared_grads):
-        assert torch.allclose(g, h, rtol=1e-4, atol=1e-5 * float(g.abs().max()))  # float32 sums over many tokens
+        # LoRA gradients are products of two small matrices: the two paths' rounding differs by ~1e-5 of the largest
+        scale = (1e-5 if lora else 1e-6) * float(g.abs().max())
+        assert torch.allclose(g, h, rtol=1e-4, atol=scale)
 
 
 def test_prompt_loss_weight_adds_the_prompt_tokens_language_model_loss(episodes: list[Episode]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -125,7 +126,13 @@ def _cache_argument(model: Any, cache: Any) -> dict[str, Any]:
     """The key/value cache as `model.forward` takes it: `cache` from transformers 5 on (where `past_key_values` is
     deprecated), `past_key_values` before."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
-    return {"cache": cache} if "cache" in inspect.signature(type(base).forward).parameters else {"past_key_values": cache}
+    return {"cache": cache} if _forward_takes_cache(type(base)) else {"past_key_values": cache}
+
+
+@functools.cache
+def _forward_takes_cache(model_class: type) -> bool:
+    """Whether the class's forward has a `cache` argument (looked up once per class, not every step)."""
+    return "cache" in inspect.signature(model_class.forward).parameters
 
 
 def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
