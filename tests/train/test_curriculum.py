@@ -236,3 +236,13 @@ def test_the_scoring_agent_sees_prompts_exactly_as_training_wrote_them(tmp_path:
         messages, _ = agent.view.prompt(AgentRequest(record.instruction, step.observation, record.steps[:index]))
         assert messages == example.messages
     assert any("(" in m["content"] for m in examples[-1].messages)
+
+
+def test_the_scoring_agent_runs_where_training_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    config = load_config(write_config(tmp_path))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert curriculum.eval_agent_options(config)["device"] is None  # the CPU
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert curriculum.eval_agent_options(config)["device"] == "cuda"

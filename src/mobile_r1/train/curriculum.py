@@ -190,12 +190,16 @@ def eval_agent_options(config: TrainConfig) -> dict[str, Any]:
     """Options of the `hf:` agent that scores a model: greedy, and prompts exactly as the training examples were
     written (`train.run.model_view`, the view saved next to every final model; the untrained preset has none): the
     data section's history window and the Qwen frame with its pixel bounds. The dialect and observation mode go to
-    the evaluation as its own `dialect` and `observation`."""
+    the evaluation as its own `dialect` and `observation`. On the GPU when one is visible, as training is."""
+    import torch
+
     from mobile_r1.train.run import model_view
 
     cur = config.curriculum
     view = {k: v for k, v in model_view(config).options().items() if k not in ("dialect", "observation_mode")}
-    return {**view, "max_new_tokens": cur.eval_max_new_tokens, "batch_size": cur.eval_batch, "dtype": config.model.dtype}
+    device = "cuda" if torch.cuda.is_available() else None
+    return {**view, "max_new_tokens": cur.eval_max_new_tokens, "batch_size": cur.eval_batch, "dtype": config.model.dtype,
+            "device": device}
 
 
 def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, SuiteScore]:
