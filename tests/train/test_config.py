@@ -83,6 +83,7 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
     for section in ("model", "data", "sft", "optim"):
         assert smol_full[section] == smol[section]  # the same stage 1, then stages 2-3
     full = load_config(CONFIGS / "ablation-full.yaml").model_dump()
+    assert {k: v for k, v in full.items() if k != "run"} == {k: v for k, v in smol_full.items() if k != "run"}
     for name, stages in [("sft-only", ["sft"]), ("grpo-only", ["action-grpo"]), ("sft-grpo", ["sft", "action-grpo"])]:
         ablation = load_config(CONFIGS / f"ablation-{name}.yaml").model_dump()
         assert ablation["curriculum"]["stages"] == stages and ablation["run"]["output_dir"] == f"runs/ablation-{name}"
