@@ -1,11 +1,13 @@
-"""What an SFT step of the CPU demo costs, with and without its three settings for long CPU runs.
+"""What an SFT step of the CPU demo costs, with and without its four settings for long CPU runs.
 
     python benchmarks/sft_step.py [--episodes 100] [--steps 300] [--threads 2] [--work DIR] [--modes a,b]
 
 The settings: `train.allocator.keep_freed_memory` (glibc keeps freed blocks instead of faulting them in anew),
 `sft.pad_to_multiple_of: 32` (`collate_sft(..., multiple=32)`: a few dozen batch shapes instead of hundreds for the
 kernels to build and cache) and `sft.share_prompt_prefix` (`collate_sft(..., share_prefix=True)`: the system message
-every prompt starts with is run once per batch, not once per example). Each setting runs in its own process (the
+every prompt starts with is run once per batch, not once per example), and `sft.attention: eager` (the attention
+kernel of the training passes: transformers' eager matmul-softmax instead of its default, torch's fused SDPA, whose
+CPU backward in bfloat16 is slow at small-lm's head size of 32). Each setting runs in its own process (the
 malloc thresholds cannot be unset): the small-lm preset with the demo's prompt settings, batches of 8 expert steps
 grouped by length, and the prompt-loss weight and bfloat16 autocast of configs/demo.yaml. It prints seconds per
 step, minor page faults per step and the peak resident set, after 10 warm-up steps.
@@ -25,7 +27,8 @@ from pathlib import Path
 DEMO_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "demo.yaml"
 
 
-def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, share: bool) -> dict[str, float]:
+def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, share: bool,
+           attention: str | None) -> dict[str, float]:
     import torch
     import yaml
     import transformers
@@ -55,9 +58,9 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, shar
     def step(k: int) -> None:
         batch = collate_sft([items[i] for i in batch_positions(k, 8, len(items), 0, lengths)],
                             policy.tokenizer.pad_token_id, policy.device, multiple, share_prefix=share)
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with policy.attention(attention), torch.autocast("cpu", dtype=torch.bfloat16):
             loss_sum, count = token_loss_sum(model, batch, prompt_weight)
-        (loss_sum / count).backward()
+            (loss_sum / count).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -72,10 +75,12 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, shar
             "rss_gb": usage.ru_maxrss / 2**20}
 
 
-# mode: (call keep_freed_memory(), pad multiple, share the prompts' common prefix, label)
-MODES = {"default": (False, 1, False, "glibc defaults, no padding"), "keep": (True, 1, False, "keep_freed_memory()"),
-         "keep-pad": (True, 32, False, "keep_freed_memory() + pad_to_multiple_of 32"),
-         "keep-pad-share": (True, 32, True, "keep_freed_memory() + pad_to_multiple_of 32 + share_prompt_prefix")}
+# mode: (call keep_freed_memory(), pad multiple, share the prompts' common prefix, attention kernel, label)
+MODES = {"default": (False, 1, False, None, "glibc defaults, no padding"),
+         "keep": (True, 1, False, None, "keep_freed_memory()"),
+         "keep-pad": (True, 32, False, None, "keep_freed_memory() + pad_to_multiple_of 32"),
+         "keep-pad-share": (True, 32, True, None, "keep_freed_memory() + pad_to_multiple_of 32 + share_prompt_prefix"),
+         "keep-pad-share-eager": (True, 32, True, "eager", "the same + attention eager (sdpa before)")}
 
 
 def main() -> None:
@@ -89,8 +94,8 @@ def main() -> None:
     a = ap.parse_args()
     work = Path(a.work)
     if a.worker:
-        keep, multiple, share, _ = MODES[a.worker]
-        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share)))
+        keep, multiple, share, attention, _ = MODES[a.worker]
+        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share, attention)))
         return
     from mobile_r1.tasks.run import generate
 

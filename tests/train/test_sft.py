@@ -314,3 +314,46 @@ def test_pad_to_multiple_of_reaches_every_training_batch(tmp_path: Path, episode
     assert len(widths) == 6 and all(w % 24 == 0 for w in widths)  # 3 steps of 2 micro-batches
     with pytest.raises(ValueError, match="pad_to_multiple_of"):
         write_config(tmp_path / "bad", episodes, sft={"pad_to_multiple_of": 0})
+
+
+def test_attention_kernel_is_switched_for_the_block_and_gives_the_same_loss(episodes: list[Episode]) -> None:
+    from mobile_r1.train.sft import token_loss_sum
+
+    policy = load_policy("tiny-lm")
+    model = policy.model
+    assert model.config._attn_implementation == "sdpa"
+    items = [encode_example(policy, e) for e in step_examples(episodes, PromptSettings(dialect="inquire"))[:4]]
+    batch = collate_sft(items, policy.tokenizer.pad_token_id, torch.device("cpu"), 8)
+    losses = {}
+    for kernel in (None, "eager"):
+        with policy.attention(kernel):
+            losses[kernel] = float(token_loss_sum(model, batch, 0.1)[0])
+            assert model.config._attn_implementation == (kernel or "sdpa")
+        assert model.config._attn_implementation == "sdpa"  # restored after the block
+    assert losses["eager"] == pytest.approx(losses[None], rel=1e-5)
+    with pytest.raises(ZeroDivisionError), policy.attention("eager"):  # restored when the block fails too
+        1 / 0
+    assert model.config._attn_implementation == "sdpa"
+
+
+def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, episodes: list[Episode],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobile_r1.train import sft
+
+    kernels: list[str] = []
+    real = sft.token_loss_sum
+
+    def recording(model, batch, prompt_weight=0.0):
+        kernels.append(model.config._attn_implementation)
+        return real(model, batch, prompt_weight)
+
+    monkeypatch.setattr(sft, "token_loss_sum", recording)
+    config = write_config(tmp_path, episodes, sft={"attention": "eager"}, run={"max_steps": 1},
+                          data={"eval_max_steps": 2})
+    result = train(config, "sft", progress=False)
+    # the held-out loss of 2 steps before and after training with the model's own kernel; one step of two
+    # micro-batches in eager between them
+    assert kernels == ["sdpa", "sdpa", "eager", "eager", "sdpa", "sdpa"]
+    assert (result.run_dir / "final" / "config.json").is_file()
+    with pytest.raises(ValueError, match="attention"):
+        write_config(tmp_path / "bad", episodes, sft={"attention": "flash"})

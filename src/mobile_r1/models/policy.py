@@ -67,6 +67,22 @@ class Policy:
                 p.requires_grad_(False)
         yield self._reference
 
+    @contextlib.contextmanager
+    def attention(self, kernel: str | None) -> Iterator[None]:
+        """Run the model's attention through `kernel` (transformers' `eager`, `sdpa`, ...) inside the block, then
+        restore it; `None` leaves it as it is. Training and generation can want different kernels: on a CPU, small-lm's
+        SFT steps are faster with `eager` while its generation is twice as fast with `sdpa` (benchmarks/sft_step.py)."""
+        model = unwrap(self.model)
+        before = model.config._attn_implementation
+        if kernel is None or kernel == before:
+            yield
+            return
+        model.set_attn_implementation(kernel)
+        try:
+            yield
+        finally:
+            model.set_attn_implementation(before)
+
     def save_pretrained(self, path: str | Path) -> None:
         """Write the model (or its adapter) and the tokenizer/processor so `load_policy(path)` reads them back."""
         path = Path(path)

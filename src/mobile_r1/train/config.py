@@ -98,6 +98,9 @@ class SFTConfig(_Section):
         "SFT); helps a model trained from scratch")
     action_repeats: ActionRepeats = Field(
         default_factory=dict, description="show steps of these action types N times per epoch, e.g. {open: 4, type: 3}")
+    attention: Literal["eager", "sdpa"] | None = Field(
+        None, description="attention kernel of the training passes (null: the model's own; greedy scoring keeps it); "
+        "eager makes small-lm's CPU steps about a tenth cheaper (benchmarks/sft_step.py)")
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
 
 

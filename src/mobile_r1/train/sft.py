@@ -229,15 +229,16 @@ class SFTRunner:
         model.train()
         total = 0.0
         chunks = [items[i : i + cfg.sft.micro_batch_size] for i in range(0, len(items), cfg.sft.micro_batch_size)]
-        for index, chunk in enumerate(chunks):
-            batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device, cfg.sft.pad_to_multiple_of,
-                                share_prefix=self.share_prefix)
-            ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
-            with ctx, acc.autocast():
-                loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)
-                loss = loss_sum / tokens
-                acc.backward(loss)
-            total += float(loss.detach())
+        with self.policy.attention(cfg.sft.attention):
+            for index, chunk in enumerate(chunks):
+                batch = collate_sft(chunk, self.policy.tokenizer.pad_token_id, self.policy.device,
+                                    cfg.sft.pad_to_multiple_of, share_prefix=self.share_prefix)
+                ctx = acc.no_sync(model) if index < len(chunks) - 1 else _null()
+                with ctx, acc.autocast():
+                    loss_sum, _ = token_loss_sum(model, batch, cfg.sft.prompt_loss_weight)
+                    loss = loss_sum / tokens
+                    acc.backward(loss)
+                total += float(loss.detach())
         grad_norm = 0.0
         if cfg.optim.max_grad_norm is not None:
             grad_norm = float(acc.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], cfg.optim.max_grad_norm))
