@@ -357,3 +357,29 @@ def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, 
     assert (result.run_dir / "final" / "config.json").is_file()
     with pytest.raises(ValueError, match="attention"):
         write_config(tmp_path / "bad", episodes, sft={"attention": "flash"})
+
+
+def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: Path, episodes: list[Episode]) -> None:
+    from mobile_r1.core.formats import load_episodes
+    from mobile_r1.tasks.run import generate
+    from mobile_r1.tasks.spec import fill, load_specs
+
+    generate("nav-sim", "test", 3, tmp_path / "gen", screenshots=False)
+    generated = load_episodes(tmp_path / "gen" / "episodes.jsonl")
+    specs = {s.id: s for s in load_specs()}
+    settings = PromptSettings(dialect="compact", observation_mode="text", thought="restated")
+    restated = step_examples(generated, settings)
+    brief = step_examples(generated, PromptSettings(dialect="compact", observation_mode="text", thought="brief"))
+    assert len(restated) == len(brief) == sum(len(e.steps) for e in generated)
+    for episode in generated:
+        spec = specs[episode.meta["task"]]
+        first = fill(spec.templates.train[0], episode.meta["params"])
+        assert episode.meta["restated"] == first
+        assert episode.instruction != first  # a test phrasing: the model learns to restate what it has not seen
+    for r, b in zip(restated, brief):
+        episode = next(e for e in generated if e.id == r.episode_id)
+        # the restatement, then the brief thought; the prompt and the tool call stay as they were
+        assert r.target == b.target.replace("<think>\n", f"<think>\nTask: {episode.meta['restated']}\n", 1)
+        assert r.messages == b.messages and r.label == b.label
+    with pytest.raises(DataError, match="restated"):  # episodes without the phrasing (converted data) are refused
+        step_examples(episodes, settings)

@@ -284,7 +284,9 @@ class Expert:
         record = Episode(id=episode.id, instruction=episode.instruction, apps=list(spec.apps),
                          screen_size=env.screen_size, category=spec.category, subcategory=spec.subcategory,
                          meta={"task": spec.id, "split": episode.split, "template": episode.template,
-                               "seed": episode.seed, "params": {k: v for k, v in params.items()}})
+                               "seed": episode.seed, "params": {k: v for k, v in params.items()},
+                               # the task in the spec's first train phrasing: the `restated` SFT thought writes it
+                               "restated": fill(spec.templates.train[0], params)})
         hidden = {str(v) for k, v in params.items() if spec.params[k].hidden}
         revealed: set[str] = set()
         state = {"stuck": None, "recovering": False, "stopped": False}

@@ -45,9 +45,10 @@ class DataConfig(_Section):
     dialect: str = Field("inquire", description="prompt and output format: qwen2.5vl, inquire, mobile-r1, uitars")
     observation_mode: Literal["image", "text"] = Field("text", description="screenshots or accessibility-tree text")
     history_window: int | None = Field(4, ge=0, description="earlier steps shown in the prompt (null: all)")
-    thought: Literal["expert", "grounded", "brief"] = Field(
+    thought: Literal["expert", "grounded", "brief", "restated"] = Field(
         "expert", description="SFT thoughts: expert (as recorded), grounded (+ the target's screen line for point "
-        "actions), brief (the one-line step description; point actions as their target's line); compact dialect")
+        "actions), brief (the one-line step description; point actions as their target's line), restated (`Task: "
+        "<the task in its first train phrasing>`, then brief; generated data); compact dialect")
     prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
     min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
     max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")

@@ -30,8 +30,9 @@ class PromptSettings:
     image_dir: str | None = None  # where `screenshot_path`s are relative to
     # The thought the model is trained to write (see `training_thought`): "expert" as recorded; "grounded" adds the
     # target's screen line to point actions; "brief" is the step's one-line description, point actions written
-    # as their target's screen line. Grounding needs a dialect that lists elements with points (compact).
-    thought: Literal["expert", "grounded", "brief"] = "expert"
+    # as their target's screen line; "restated" writes the task in one fixed phrasing first, then the brief thought.
+    # Grounding needs a dialect that lists elements with points (compact).
+    thought: Literal["expert", "grounded", "brief", "restated"] = "expert"
 
 
 @dataclass
@@ -77,7 +78,8 @@ def _load_image(observation: Observation, settings: PromptSettings, frame: Frame
     return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
 
 
-def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str) -> str:
+def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str,
+                     restated: str | None = None) -> str:
     """The thought of one SFT target.
 
     expert    the recorded thought
@@ -85,7 +87,15 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
               locates the element before the tool call copies its point
     brief     the step's description (`Open Chat`, `Type 'hi' and submit`); a point action as its verb and target,
               `click "Buy now" (499, 1351)` (the description when the dialect cannot name the target)
+    restated  `Task: <restated>` on a first line, then the brief thought: the task in one fixed phrasing (the
+              episode's `meta["restated"]`, which generated expert data carries), so that every step, not only the
+              few the task decides, trains the model to read the task
     """
+    if style == "restated":
+        if not restated:
+            raise DataError("thought style 'restated' needs episodes whose meta has 'restated' (the task in one fixed "
+                            "phrasing), as `mobile-r1 data generate` writes them")
+        return f"Task: {restated}\n{training_thought(dialect, step, label, model_frame, 'brief')}"
     if style == "expert":
         return step.thought
     named = None
@@ -97,7 +107,7 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
         if named:
             return f"{label.type.value} {named}"
         return step.description or step.thought
-    raise ConfigError(f"unknown thought style {style!r}: expert, grounded or brief")
+    raise ConfigError(f"unknown thought style {style!r}: expert, grounded, brief or restated")
 
 
 def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:
@@ -129,7 +139,7 @@ def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[Ste
             if settings.observation_mode == "image":
                 shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
                 images = [_load_image(o, settings, model) for o in shown]
-            thought = training_thought(dialect, step, label, model, settings.thought)
+            thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
             try:
                 target = dialect.render(label, thought, step.description)
             except ActionError as exc:
