@@ -72,11 +72,18 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
     demo, long = load_config(CONFIGS / "demo.yaml").model_dump(), load_config(CONFIGS / "demo-long.yaml").model_dump()
     assert long["run"]["output_dir"] == "runs/demo-long" and long["curriculum"]["generate"]["episodes"] == 1000
     assert long["sft"]["epochs"] != demo["sft"]["epochs"]
-    for section in ("model", "data", "optim", "task_grpo"):
+    for section in ("model", "optim", "task_grpo"):
         assert long[section] == demo[section]
+    # the demo restates the task in every thought; demo-long and the SmolLM2 configs keep the brief thoughts (and 80
+    # new tokens) their recorded figures were measured with, and differ from the demo's data in that alone
+    assert demo["data"]["thought"] == "restated" and demo["curriculum"]["eval_max_new_tokens"] == 120
     smol = load_config(CONFIGS / "demo-smollm2.yaml").model_dump()
+    for other in (long, smol):
+        assert other["data"] == {**demo["data"], "thought": "brief"}
+        assert (other["sft"]["eval_max_new_tokens"], other["grpo"]["max_completion_length"],
+                other["curriculum"]["eval_max_new_tokens"]) == (80, 80, 80)
     assert smol["model"]["name"] == "smollm2-135m" and smol["model"]["lora"]["r"] == 16
-    assert smol["data"] == demo["data"] and smol["curriculum"]["generate"] == demo["curriculum"]["generate"]
+    assert smol["curriculum"]["generate"] == demo["curriculum"]["generate"]
     assert smol["curriculum"]["eval_episodes"] == demo["curriculum"]["eval_episodes"]  # the same test episodes
     smol_full = load_config(CONFIGS / "demo-smollm2-full.yaml").model_dump()
     assert smol_full["run"]["output_dir"] == "runs/demo-smollm2-full" and smol_full["grpo"]["action_repeats"] == {"call_user": 4}
