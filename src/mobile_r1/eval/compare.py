@@ -1,0 +1,157 @@
+"""Evaluation runs of several agents on the same episodes, side by side, each tested against the first.
+
+    comparison = compare_runs([Path("runs/eval/untrained"), Path("runs/eval/final")])
+    print(comparison_markdown(comparison))          # mobile-r1 compare runs/eval/untrained runs/eval/final
+
+Two agents scored on the same episodes give paired outcomes, so each run is tested against the first (the base) with
+the exact McNemar test: only the episodes where the two differ count, and under "no difference" each of them is a
+fair coin. scipy has the binomial test this reduces to, but the toolkit's evaluation core stays free of it; the exact
+sum is a few lines of `math.comb`. Three outcomes are tested: task success (SR), the right inquiry behaviour (ISR)
+and, over the episodes whose task needs a question, asking it ("asked where needed").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from mobile_r1.core.errors import DataError
+from mobile_r1.eval.metrics import EpisodeVerdict, MetricSummary, Rate, summarize, wilson
+from mobile_r1.eval.runner import load_run, needs_inquiry_summary, verdicts_of
+
+
+def exact_mcnemar(base_only: int, other_only: int) -> float:
+    """Two-sided p of the exact McNemar test from the discordant pairs (1.0 when there are none)."""
+    if base_only < 0 or other_only < 0:
+        raise ValueError(f"discordant counts must be >= 0, got {base_only} and {other_only}")
+    n = base_only + other_only
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(base_only, other_only) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTest:
+    """One outcome of a run against the base on the same episodes: how many episodes only one of them got right."""
+
+    base_only: int
+    other_only: int
+    p: float
+
+    @classmethod
+    def of(cls, base: Sequence[bool], other: Sequence[bool]) -> PairedTest:
+        base_only = sum(b and not o for b, o in zip(base, other))
+        other_only = sum(o and not b for b, o in zip(base, other))
+        return cls(base_only, other_only, exact_mcnemar(base_only, other_only))
+
+
+@dataclass(frozen=True, slots=True)
+class RunComparison:
+    """One run's metrics on the shared episodes and, for every run after the first, its tests against the first."""
+
+    name: str
+    path: str
+    agent: str
+    overall: MetricSummary
+    asked_where_needed: Rate
+    sr_test: PairedTest | None
+    isr_test: PairedTest | None
+    asked_test: PairedTest | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _needs_question(v: EpisodeVerdict) -> bool:
+    return v.inquiry in ("asked", "missed")
+
+
+def _paired(base: list[EpisodeVerdict], other: list[EpisodeVerdict], outcome: Callable[[EpisodeVerdict], bool],
+            among: Callable[[EpisodeVerdict], bool] | None = None) -> PairedTest:
+    pairs = [(b, o) for b, o in zip(base, other) if among is None or among(b)]
+    return PairedTest.of([outcome(b) for b, _ in pairs], [outcome(o) for _, o in pairs])
+
+
+def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -> list[RunComparison]:
+    """Read `mobile-r1 eval --out` folders holding the same episodes; the first is the base of every test."""
+    if len(run_dirs) < 2:
+        raise DataError("compare needs at least two run folders: the base first, then the runs to test against it")
+    if names is not None and len(names) != len(run_dirs):
+        raise DataError(f"got {len(names)} names for {len(run_dirs)} run folders")
+    runs: list[tuple[Path, dict[str, Any], dict[str, EpisodeVerdict]]] = []
+    for path in map(Path, run_dirs):
+        options, records = load_run(path)
+        if not records:
+            raise DataError(f"{path} has no finished episodes yet")
+        verdicts = verdicts_of(records)
+        by_id = {v.episode_id: v for v in verdicts}
+        if len(by_id) != len(verdicts):
+            raise DataError(f"{path} holds an episode twice; compare needs one verdict per episode")
+        runs.append((path, options, by_id))
+    ids = sorted(runs[0][2])
+    for path, _, by_id in runs[1:]:
+        if set(by_id) != set(ids):
+            only_base, only_here = len(set(ids) - set(by_id)), len(set(by_id) - set(ids))
+            raise DataError(
+                f"{path} and {runs[0][0]} hold different episodes ({only_base} only in the base, {only_here} only in "
+                f"{path}); compare runs of the same --suite, --split, --seed and --episodes")
+    base = [runs[0][2][i] for i in ids]
+    for path, _, by_id in runs[1:]:
+        for i in ids:
+            if _needs_question(by_id[i]) != _needs_question(runs[0][2][i]):
+                raise DataError(f"episode {i} needs a question in one run and not in the other ({runs[0][0]}, {path}): "
+                                "the runs were judged with different task specs")
+    out = []
+    for index, (path, options, by_id) in enumerate(runs):
+        verdicts = [by_id[i] for i in ids]
+        needs = needs_inquiry_summary(verdicts)
+        asked = needs.isr if needs else wilson(0, 0)
+        first = index == 0
+        out.append(RunComparison(
+            name=names[index] if names else path.name,
+            path=str(path),
+            agent=str(options.get("agent", "")),
+            overall=summarize(verdicts).overall,
+            asked_where_needed=asked,
+            sr_test=None if first else _paired(base, verdicts, lambda v: v.success),
+            isr_test=None if first else _paired(base, verdicts, lambda v: v.inquiry_success),
+            asked_test=None if first or needs is None else _paired(base, verdicts, lambda v: v.inquiry == "asked",
+                                                                   _needs_question),
+        ))
+    return out
+
+
+def _count(rate: Rate) -> str:
+    return f"{rate.k} of {rate.n} [{100 * rate.low:.0f}-{100 * rate.high:.0f}%]"
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _test(test: PairedTest | None) -> str:
+    return "" if test is None else f"+{test.other_only} / -{test.base_only}, {_p(test.p)}"
+
+
+def comparison_markdown(rows: Sequence[RunComparison]) -> str:
+    """A markdown table: each run's SR, ISR, asked where needed and score, and its paired tests against the first."""
+    base = rows[0].name
+    lines = [
+        f"{rows[0].overall.n} episodes, the same for every run. Tests against `{base}`: exact McNemar on the "
+        "episodes where the two differ (+ only this run right, - only the base right).",
+        "",
+        f"| run | SR | ISR | asked where needed | score | SR vs {base} | ISR vs {base} | asked vs {base} |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        score = "-" if r.overall.mean_score.n == 0 else f"{r.overall.mean_score.value:.2f}"
+        asked = "-" if r.asked_where_needed.n == 0 else f"{r.asked_where_needed.k} of {r.asked_where_needed.n}"
+        lines.append(f"| {r.name} | {_count(r.overall.sr)} | {100 * r.overall.isr.value:.0f}% | {asked} | {score} | "
+                     f"{_test(r.sr_test)} | {_test(r.isr_test)} | {_test(r.asked_test)} |")
+    return "\n".join(lines)
+
+
+__all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "compare_runs", "comparison_markdown"]
