@@ -383,3 +383,65 @@ def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: 
         assert r.messages == b.messages and r.label == b.label
     with pytest.raises(DataError, match="restated"):  # episodes without the phrasing (converted data) are refused
         step_examples(episodes, settings)
+
+
+def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp_path: Path,
+                                                                            episodes: list[Episode]) -> None:
+    from dataclasses import replace
+
+    from mobile_r1.core.formats import load_episodes
+    from mobile_r1.tasks.run import generate
+    from mobile_r1.tasks.spec import fill
+    from mobile_r1.train.data import drop_instruction_words
+
+    generate("nav-sim", "train", 18, tmp_path / "gen", screenshots=False)
+    generated = load_episodes(tmp_path / "gen" / "episodes.jsonl")
+    assert drop_instruction_words(generated, 0.0, 0) is generated
+    dropped = drop_instruction_words(generated, 0.5, 0)
+    assert [e.id for e in dropped] == [e.id for e in generated]
+    changed = 0
+    for before, after in zip(generated, dropped):
+        assert fill(before.meta["phrasing"], before.meta["params"]) == before.instruction
+        assert after.steps == before.steps and after.meta == before.meta  # only the instruction changes
+        for name, value in before.meta["params"].items():
+            if "{" + name + "}" in before.meta["phrasing"]:
+                assert str(value) in after.instruction  # the values the actions copy always stay
+        words, kept = before.instruction.split(), after.instruction.split()
+        it = iter(words)
+        assert all(w in it for w in kept)  # what is left is the instruction with words left out, in order
+        changed += len(kept) < len(words)
+    assert changed >= 9  # half the phrasing words of 18 instructions: nearly all of them lose one
+    assert [e.instruction for e in drop_instruction_words(generated, 0.5, 0)] == [e.instruction for e in dropped]
+    assert [e.instruction for e in drop_instruction_words(generated, 0.5, 1)] != [e.instruction for e in dropped]
+    with pytest.raises(DataError, match="meta\\['phrasing'\\]"):  # converted data lacks the phrasing
+        drop_instruction_words(episodes, 0.25, 0)
+    wrong = replace(generated[0], instruction="Something else")
+    with pytest.raises(DataError, match="not its instruction"):
+        drop_instruction_words([wrong], 0.25, 0)
+
+
+def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mobile_r1.core.formats import load_episodes
+    from mobile_r1.tasks.run import generate
+    from mobile_r1.train import run as run_module
+
+    generate("nav-sim", "train", 6, tmp_path / "gen", screenshots=False)
+    generated = load_episodes(tmp_path / "gen" / "episodes.jsonl")
+    seen: list[list[str]] = []
+    real = run_module.step_examples
+
+    def recording(episodes, settings):
+        seen.append([e.instruction for e in episodes])
+        return real(episodes, settings)
+
+    monkeypatch.setattr(run_module, "step_examples", recording)
+    config = write_config(tmp_path, generated, data={"dialect": "compact", "instruction_dropout": 0.5},
+                          run={"max_steps": 1})
+    train(config, "sft", progress=False)
+    full = [e.instruction for e in generated]
+    train_seen, eval_seen = seen
+    assert eval_seen == full  # held-out prompts keep the whole instruction
+    assert len(train_seen) == len(full) and train_seen != full
+    assert all(len(t.split()) <= len(f.split()) for t, f in zip(train_seen, full))
+    with pytest.raises(ValueError, match="instruction_dropout"):
+        write_config(tmp_path / "bad", generated, data={"instruction_dropout": 1.0})

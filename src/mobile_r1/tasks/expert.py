@@ -285,6 +285,9 @@ class Expert:
                          screen_size=env.screen_size, category=spec.category, subcategory=spec.subcategory,
                          meta={"task": spec.id, "split": episode.split, "template": episode.template,
                                "seed": episode.seed, "params": {k: v for k, v in params.items()},
+                               # the instruction's phrasing with its placeholders: `data.instruction_dropout` drops
+                               # words of the phrasing and never a parameter's value
+                               "phrasing": episode.template_text,
                                # the task in the spec's first train phrasing: the `restated` SFT thought writes it
                                "restated": fill(spec.templates.train[0], params)})
         hidden = {str(v) for k, v in params.items() if spec.params[k].hidden}

@@ -49,6 +49,9 @@ class DataConfig(_Section):
         "expert", description="SFT thoughts: expert (as recorded), grounded (+ the target's screen line for point "
         "actions), brief (the one-line step description; point actions as their target's line), restated (`Task: "
         "<the task in its first train phrasing>`, then brief; generated data); compact dialect")
+    instruction_dropout: float = Field(
+        0.0, ge=0.0, lt=1.0, description="stages 1-2: leave out each word of a training instruction's phrasing with "
+        "this probability, never a parameter's value (generated data)")
     prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
     min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
     max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -14,6 +16,7 @@ from mobile_r1.core.errors import ActionError, ConfigError, DataError
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
+from mobile_r1.tasks.spec import fill
 from mobile_r1.train.grpo import PromptInput
 
 
@@ -108,6 +111,40 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
             return f"{label.type.value} {named}"
         return step.description or step.thought
     raise ConfigError(f"unknown thought style {style!r}: expert, grounded, brief or restated")
+
+
+_PLACEHOLDER_PIECE = re.compile(r"(\{[A-Za-z_][A-Za-z_0-9]*\})")
+_WORD = re.compile(r"\S*\w\S*")
+
+
+def drop_instruction_words(episodes: list[Episode], p: float, seed: int) -> list[Episode]:
+    """The episodes with each word of their instruction's phrasing left out with probability `p`.
+
+    A task family has few training phrasings, and a model trained on them learns their exact word order; a test
+    phrasing it has never seen then reads as another task. Leaving words out makes it read the task from whichever
+    words are there. Only the phrasing's own words go (`meta["phrasing"]`, the template with its `{placeholders}`);
+    the parameters' values (`meta["params"]`), which the actions type and click, always stay. Generated expert data
+    carries both; other episodes are refused. One draw per episode, a function of `seed` and the episode's id, so a
+    resumed run sees the same words.
+    """
+    if p == 0:
+        return episodes
+    out = []
+    for episode in episodes:
+        phrasing, params = episode.meta.get("phrasing"), episode.meta.get("params")
+        if not isinstance(phrasing, str) or not isinstance(params, dict):
+            raise DataError(f"episode {episode.id} has no meta['phrasing'] and meta['params'], which "
+                            "data.instruction_dropout needs (generated expert data carries them); set it to 0")
+        if fill(phrasing, params) != episode.instruction:
+            raise DataError(f"episode {episode.id}: its meta['phrasing'] filled with meta['params'] is "
+                            f"{fill(phrasing, params)!r}, not its instruction {episode.instruction!r}")
+        rng = random.Random(f"{seed}:{episode.id}:instruction")
+        pieces = [piece if _PLACEHOLDER_PIECE.fullmatch(piece)
+                  else _WORD.sub(lambda m: "" if rng.random() < p else m.group(0), piece)
+                  for piece in _PLACEHOLDER_PIECE.split(phrasing)]
+        text = " ".join(fill("".join(pieces), params).split())
+        out.append(replace(episode, instruction=text or episode.instruction))
+    return out
 
 
 def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:

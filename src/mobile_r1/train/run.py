@@ -29,7 +29,8 @@ from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.records import Episode
 from mobile_r1.models.policy import LoraSettings, Policy, load_policy, unwrap
 from mobile_r1.train.config import TrainConfig, load_config
-from mobile_r1.train.data import PromptSettings, StepExample, check_policy_fits, step_examples
+from mobile_r1.train.data import (PromptSettings, StepExample, check_policy_fits, drop_instruction_words,
+                                  step_examples)
 
 Stage = Literal["sft", "action-grpo"]
 STAGES: tuple[str, ...] = ("sft", "action-grpo")
@@ -487,6 +488,7 @@ def train(
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
 
     train_eps, eval_eps = split_data(config)
+    train_eps = drop_instruction_words(train_eps, config.data.instruction_dropout, config.run.seed)
     from mobile_r1.core.formats import images_dir
 
     image_dir = str(images_dir(config.data.train[0]))
