@@ -70,6 +70,16 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     oracle = rows[-1]["scores"]["inquire-sim"]["mean_score"]
     assert oracle > rows[0]["scores"]["inquire-sim"]["mean_score"]
     assert f"| {oracle:.2f} |" in err and "inquire-sim score" in err
+    # each trained model's task success against the untrained one's, paired on the same episodes
+    from mobile_r1.eval.runner import load_run, verdicts_of
+
+    won = {label: {v.episode_id for v in verdicts_of(load_run(run_dir / "eval" / label / "inquire-sim")[1]) if v.success}
+           for label in ("untrained", "task-grpo")}
+    gained, lost = len(won["task-grpo"] - won["untrained"]), len(won["untrained"] - won["task-grpo"])
+    assert gained > 0  # the oracle completes tasks the never-ask agent cannot
+    tests = json.loads((run_dir / "comparison.json").read_text())["sr_vs_untrained"]
+    assert set(tests) == {"sft", "task-grpo"} and (tests["task-grpo"]["inquire-sim"]["gained"], tests["task-grpo"]["inquire-sim"]["lost"]) == (gained, lost)
+    assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p = " in err.replace("\n", "")
 
 
 def test_a_second_demo_continues_and_fresh_starts_over(config: Path, capsys: pytest.CaptureFixture[str],

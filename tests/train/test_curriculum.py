@@ -90,10 +90,19 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
         for score in row["scores"].values():
             assert score["episodes"] == 2
             assert 0.0 <= score["sr"] <= 1.0 and 0.0 <= score["isr"] <= 1.0
-    table = (out / "comparison.md").read_text()
+    table, paired = (out / "comparison.md").read_text().split("\n\n")[1:3]
     rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "SR" not in ln]
     assert [r.split("|")[1].strip() for r in rows] == [curriculum.STAGE_TITLES[k] for k in
                                                       ("untrained", "sft", "action-grpo", "task-grpo")]
+    # under it, each trained model's task success against the untrained one's on the same episodes
+    assert "exact McNemar" in paired and set(data["sr_vs_untrained"]) == {"sft", "action-grpo", "task-grpo"}
+    for label, by_suite in data["sr_vs_untrained"].items():
+        for suite, test in by_suite.items():
+            gained = sum(json.loads(ln)["verdict"]["success"] for ln in
+                         (out / "eval" / label / suite / "episodes.jsonl").read_text().splitlines())
+            base = sum(json.loads(ln)["verdict"]["success"] for ln in
+                       (out / "eval" / "untrained" / suite / "episodes.jsonl").read_text().splitlines())
+            assert test["gained"] - test["lost"] == gained - base and 0.0 < test["p"] <= 1.0
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
     # every model played the same held-out episodes

@@ -9,7 +9,8 @@ A curriculum run directory holds:
     data/<suite>/           expert episodes written first when `curriculum.generate` is set (train split)
     sft/ action-grpo/ task-grpo/   each stage's own run directory (config.yaml, metrics.jsonl, final/)
     eval/<model>/<suite>/   `mobile-r1 eval` run directories, the same test episodes for every model
-    comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety, score per model and suite
+    comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety, score per model and suite, and
+                            each model's task success against the untrained one's (paired, exact McNemar)
 
 Each stage starts from the previous stage's `final/` (a full model or a LoRA adapter); the first from
 `model.name`. `--resume` skips finished stages and evaluations and continues an interrupted stage from
@@ -252,6 +253,39 @@ def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, 
     return "\n".join(lines) + "\n"
 
 
+def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each trained model's task success against the untrained one's on the same episodes (exact McNemar, SR)."""
+    from mobile_r1.eval.compare import compare_runs
+
+    if not rows or rows[0].label != UNTRAINED:
+        return {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows[1:]:
+        for suite in suites:
+            base, other = run_dir / "eval" / UNTRAINED / suite, run_dir / "eval" / row.label / suite
+            if (base / "episodes.jsonl").is_file() and (other / "episodes.jsonl").is_file():
+                test = compare_runs([base, other])[1].sr_test
+                assert test is not None
+                out.setdefault(row.label, {})[suite] = {"gained": test.other_only, "lost": test.base_only, "p": test.p}
+    return out
+
+
+def paired_markdown(tests: dict[str, dict[str, dict[str, Any]]], suites: list[str]) -> str:
+    """The paired tests as a table under the comparison: a row per trained model, a cell per suite."""
+    if not tests:
+        return ""
+    lines = ["", "Task success against the untrained model on the same episodes (exact McNemar: + episodes only the "
+                 "trained model completed, - only the untrained one):", "",
+             "| model | " + " | ".join(suites) + " |", "|" + "---|" * (len(suites) + 1)]
+    for label, by_suite in tests.items():
+        cells = [STAGE_TITLES.get(label, label)]
+        for suite in suites:
+            t = by_suite.get(suite)
+            cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, p = {t['p']:.3f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], timings: dict[str, float]) -> tuple[Path, Path, Path | None]:
     """comparison.json, comparison.md and report.html (eval/report.py over every model's runs)."""
     from dataclasses import asdict
@@ -259,14 +293,15 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
     from mobile_r1.eval.report import read_run, render_report
 
     cur = config.curriculum
+    tests = paired_tests(run_dir, rows, list(cur.eval_suites))
     json_path = run_dir / "comparison.json"
     json_path.write_text(json.dumps({
         "split": cur.eval_split, "episodes_per_suite": cur.eval_episodes, "suites": cur.eval_suites,
-        "rows": [asdict(r) for r in rows], "timings_s": timings,
+        "rows": [asdict(r) for r in rows], "sr_vs_untrained": tests, "timings_s": timings,
     }, indent=2), encoding="utf-8")
     md_path = run_dir / "comparison.md"
-    md_path.write_text(comparison_markdown(rows, list(cur.eval_suites), cur.eval_episodes, cur.eval_split),
-                       encoding="utf-8")
+    md_path.write_text(comparison_markdown(rows, list(cur.eval_suites), cur.eval_episodes, cur.eval_split)
+                       + paired_markdown(tests, list(cur.eval_suites)), encoding="utf-8")
     runs = []
     for suite in cur.eval_suites:
         for row in rows:
