@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mobile_r1.eval.runner import load_run
 from mobile_r1.tasks.episode import make_episode
-from mobile_r1.tasks.spec import fill, load_specs
+from mobile_r1.tasks.spec import fill, load_specs, template_pieces
 
 CLASSES = ("exact", "right task, other values", "another task", "no task phrasing")
 _EPISODE_ID = re.compile(r"^(?P<spec>[^/]+)/(?P<split>train|test)(?P<template>\d+)/s(?P<seed>\d+)$")
@@ -27,8 +27,7 @@ _EPISODE_ID = re.compile(r"^(?P<spec>[^/]+)/(?P<split>train|test)(?P<template>\d
 
 def phrasing_pattern(template: str) -> re.Pattern[str]:
     """A template as a regular expression: each `{placeholder}` matches any text."""
-    parts = re.split(r"(\{[A-Za-z_][A-Za-z_0-9]*\})", template)
-    return re.compile("".join("(.+?)" if p.startswith("{") else re.escape(p) for p in parts))
+    return re.compile("".join("(.+?)" if placeholder else re.escape(text) for text, placeholder in template_pieces(template)))
 
 
 def classify(line: str, spec_id: str, restated: str, patterns: dict[str, re.Pattern[str]]) -> str:

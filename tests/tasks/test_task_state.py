@@ -6,7 +6,7 @@ import pytest
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.system import Phone
-from mobile_r1.tasks.spec import Condition, fill
+from mobile_r1.tasks.spec import Condition, fill, template_pieces
 from mobile_r1.tasks.state import check, resolve, same, set_path, split_path
 
 
@@ -50,6 +50,15 @@ def test_fill_keeps_types_of_whole_placeholders() -> None:
     assert fill("{n}", params) == 3
     assert fill("give {name} {n}", params) == "give Ann 3"
     assert fill({"a": ["{name}"]}, params) == {"a": ["Ann"]}
+
+
+def test_template_pieces_cut_literal_text_from_placeholders() -> None:
+    template = "Send '{text}' to {contact}{suffix} on Chat"
+    pieces = template_pieces(template)
+    assert pieces == [("Send '", False), ("text", True), ("' to ", False), ("contact", True), ("suffix", True),
+                      (" on Chat", False)]
+    assert "".join("{" + t + "}" if ph else t for t, ph in pieces) == template
+    assert template_pieces("{n}") == [("n", True)] and template_pieces("plain") == [("plain", False)]
 
 
 def test_conditions_on_state_and_answers(phone: Phone) -> None:

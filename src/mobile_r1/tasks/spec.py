@@ -219,6 +219,21 @@ class TaskSpec(_Model):
         return out
 
 
+def template_pieces(template: str) -> list[tuple[str, bool]]:
+    """A template cut into its literal text and its `{name}` placeholders, in order: (text, is_placeholder), where a
+    placeholder's text is its name. `fill` of the pieces put back together gives the filled template."""
+    pieces: list[tuple[str, bool]] = []
+    last = 0
+    for m in _PLACEHOLDER.finditer(template):
+        if m.start() > last:
+            pieces.append((template[last : m.start()], False))
+        pieces.append((m.group(1), True))
+        last = m.end()
+    if last < len(template):
+        pieces.append((template[last:], False))
+    return pieces
+
+
 def fill(value: Any, params: dict[str, Any]) -> Any:
     """Substitute `{name}` placeholders: a string that is exactly one placeholder keeps the parameter's type."""
     if isinstance(value, str):

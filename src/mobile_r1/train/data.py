@@ -16,7 +16,7 @@ from mobile_r1.core.errors import ActionError, ConfigError, DataError
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
-from mobile_r1.tasks.spec import fill
+from mobile_r1.tasks.spec import fill, template_pieces
 from mobile_r1.train.grpo import PromptInput
 
 
@@ -113,7 +113,6 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
     raise ConfigError(f"unknown thought style {style!r}: expert, grounded, brief or restated")
 
 
-_PLACEHOLDER_PIECE = re.compile(r"(\{[A-Za-z_][A-Za-z_0-9]*\})")
 _WORD = re.compile(r"\S*\w\S*")
 
 
@@ -139,9 +138,8 @@ def drop_instruction_words(episodes: list[Episode], p: float, seed: int) -> list
             raise DataError(f"episode {episode.id}: its meta['phrasing'] filled with meta['params'] is "
                             f"{fill(phrasing, params)!r}, not its instruction {episode.instruction!r}")
         rng = random.Random(f"{seed}:{episode.id}:instruction")
-        pieces = [piece if _PLACEHOLDER_PIECE.fullmatch(piece)
-                  else _WORD.sub(lambda m: "" if rng.random() < p else m.group(0), piece)
-                  for piece in _PLACEHOLDER_PIECE.split(phrasing)]
+        pieces = ["{" + text + "}" if placeholder else _WORD.sub(lambda m: "" if rng.random() < p else m.group(0), text)
+                  for text, placeholder in template_pieces(phrasing)]
         text = " ".join(fill("".join(pieces), params).split())
         out.append(replace(episode, instruction=text or episode.instruction))
     return out
