@@ -65,10 +65,6 @@ class RunComparison:
         return asdict(self)
 
 
-def _needs_question(v: EpisodeVerdict) -> bool:
-    return v.inquiry in ("asked", "missed")
-
-
 def _paired(base: list[EpisodeVerdict], other: list[EpisodeVerdict], outcome: Callable[[EpisodeVerdict], bool],
             among: Callable[[EpisodeVerdict], bool] | None = None) -> PairedTest:
     pairs = [(b, o) for b, o in zip(base, other) if among is None or among(b)]
@@ -101,7 +97,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
     base = [runs[0][2][i] for i in ids]
     for path, _, by_id in runs[1:]:
         for i in ids:
-            if _needs_question(by_id[i]) != _needs_question(runs[0][2][i]):
+            if by_id[i].inquiry_needed != runs[0][2][i].inquiry_needed:
                 raise DataError(f"episode {i} needs a question in one run and not in the other ({runs[0][0]}, {path}): "
                                 "the runs were judged with different task specs")
     out = []
@@ -119,7 +115,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
             sr_test=None if first else _paired(base, verdicts, lambda v: v.success),
             isr_test=None if first else _paired(base, verdicts, lambda v: v.inquiry_success),
             asked_test=None if first or needs is None else _paired(base, verdicts, lambda v: v.inquiry == "asked",
-                                                                   _needs_question),
+                                                                   lambda v: v.inquiry_needed),
         ))
     return out
 

@@ -67,6 +67,11 @@ class EpisodeVerdict:
             self.over_asks = 1
 
     @property
+    def inquiry_needed(self) -> bool:
+        """Whether the task needed a question (whether or not the agent asked it)."""
+        return self.inquiry in ("asked", "missed")
+
+    @property
     def inquiry_success(self) -> bool:
         """Whether the agent's asking was right for this task (asked when needed, silent when not)."""
         return self.inquiry in ("asked", "not_needed")

@@ -505,7 +505,7 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
 
 def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary | None:
     """Metrics over the episodes whose task needed a question (InquireMobile's ISR is over these alone)."""
-    group = [v for v in verdicts if v.inquiry in ("asked", "missed")]
+    group = [v for v in verdicts if v.inquiry_needed]
     return MetricSummary.of(group) if group else None
 
 
