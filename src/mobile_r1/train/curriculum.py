@@ -260,14 +260,16 @@ def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict
     if not rows or rows[0].label != UNTRAINED:
         return {}
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for row in rows[1:]:
-        for suite in suites:
-            base, other = run_dir / "eval" / UNTRAINED / suite, run_dir / "eval" / row.label / suite
-            if (base / "episodes.jsonl").is_file() and (other / "episodes.jsonl").is_file():
-                test = compare_runs([base, other])[1].sr_test
-                assert test is not None
-                out.setdefault(row.label, {})[suite] = {"gained": test.other_only, "lost": test.base_only, "p": test.p}
-    return out
+    for suite in suites:
+        folders = {row.label: run_dir / "eval" / row.label / suite for row in rows}
+        scored = [label for label, folder in folders.items() if (folder / "episodes.jsonl").is_file()]
+        if UNTRAINED not in scored or len(scored) < 2:
+            continue
+        for label, compared in zip(scored[1:], compare_runs([folders[label] for label in scored])[1:]):
+            test = compared.sr_test
+            assert test is not None
+            out.setdefault(label, {})[suite] = {"gained": test.other_only, "lost": test.base_only, "p": test.p}
+    return {row.label: out[row.label] for row in rows[1:] if row.label in out}
 
 
 def paired_markdown(tests: dict[str, dict[str, dict[str, Any]]], suites: list[str]) -> str:
