@@ -12,7 +12,7 @@ from mobile_r1.agents.hf_agent import HFAgent
 from mobile_r1.agents.openai_agent import OpenAIAgent
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.records import Observation
-from mobile_r1.models import load_policy
+from mobile_r1.models import batching, load_policy
 from mobile_r1.serve import LoopbackServer
 from mobile_r1.serve.backend import HFBackend
 
@@ -26,22 +26,73 @@ def requests(observation: Observation, n: int) -> list[AgentRequest]:
     return [AgentRequest(f"Tap OK number {i}", observation) for i in range(n)]
 
 
-def test_batched_generation(tiny_lm, observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def model_calls(policy, monkeypatch: pytest.MonkeyPatch) -> list[int]:  # type: ignore[no-untyped-def]
+    """The batch size of every `generate` call the policy's model gets from now on."""
     calls: list[int] = []
-    real = hf_agent.generate
+    real = policy.model.generate
 
-    def counting(policy, prompts, **kw):  # type: ignore[no-untyped-def]
-        calls.append(len(prompts))
-        return real(policy, prompts, **kw)
+    def counting(**kw):  # type: ignore[no-untyped-def]
+        calls.append(kw["input_ids"].shape[0])
+        return real(**kw)
 
-    monkeypatch.setattr(hf_agent, "generate", counting)
+    monkeypatch.setattr(policy.model, "generate", counting)
+    return calls
+
+
+def test_batched_generation(tiny_lm, observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    calls = model_calls(tiny_lm, monkeypatch)
     agent = HFAgent(tiny_lm, dialect="qwen2.5vl", max_new_tokens=8, batch_size=3)
     assert agent.view.observation_mode == "text" and agent.view.frame == "screen"
     outs = agent.act_batch(requests(observation, 5))
-    assert calls == [3, 2] and len(outs) == 5
+    assert sorted(calls) == [2, 3] and len(outs) == 5  # prompts of one length: batches of at most batch_size
     for out in outs:
         assert isinstance(out.text, str) and out.parse.raw == out.text
         assert (out.action is None) == (out.parse.action is None)
+
+
+def mixed_requests(observation: Observation) -> list[AgentRequest]:
+    """Five requests, the second and fourth with instructions about a hundred tokens longer than the others'."""
+    long = "Open the settings and then " + "look around the screen carefully " * 20
+    return [AgentRequest(long if i in (1, 3) else f"Tap OK number {i}", observation) for i in range(5)]
+
+
+def test_prompts_of_similar_length_share_a_batch(observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.setattr(batching, "CALL_COST_TOKENS", 64)  # a generate call costs 64 prompt tokens: worth a split here
+    policy = load_policy("tiny-lm")
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():  # weights far from the preset's small ones, so that greedy replies differ by prompt
+        for weight in policy.model.parameters():
+            weight.add_(torch.randn(weight.shape, generator=generator))
+    reqs = mixed_requests(observation)
+    options = dict(dialect="inquire", max_new_tokens=12, batch_size=8)
+    calls = model_calls(policy, monkeypatch)
+    one_batch = HFAgent(policy, group_by_length=False, **options).act_batch(reqs)
+    assert calls == [5]
+    calls.clear()
+    grouped = HFAgent(policy, **options).act_batch(reqs)
+    assert sorted(calls) == [2, 3]  # the two long prompts apart from the three short ones
+    # greedy replies come back in the requests' order, the same as in one padded batch and as one at a time
+    assert [o.text for o in grouped] == [o.text for o in one_batch]
+    alone = [HFAgent(policy, **options).act(r).text for r in reqs]
+    assert [o.text for o in grouped] == alone
+    assert len(set(alone)) > 1
+
+
+def test_vision_prompts_keep_their_own_images_when_grouped(observation: Observation,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batching, "CALL_COST_TOKENS", 64)
+    policy = load_policy("tiny-vl")
+    reqs = mixed_requests(observation)
+    agent = HFAgent(policy, dialect="inquire", prescale=0.3, max_new_tokens=10, batch_size=8)
+    prompts = [agent.view.prompt(r) for r in reqs]
+    texts = [policy.processor.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m, _ in prompts]
+    lengths = [len(policy.processor.tokenizer(t).input_ids) for t in texts]
+    assert len(batching.length_groups(lengths)) == 2  # the image tokens are the same for every prompt: two groups
+    grouped = [o.text for o in agent.act_batch(reqs)]
+    alone = [agent.act(r).text for r in reqs]
+    assert grouped == alone and all(grouped)
 
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])

@@ -2,9 +2,11 @@
 
     agent = HFAgent("tiny-lm", dialect="qwen2.5vl")            # text-only model: reads the element list
     agent = HFAgent("path/to/qwen2.5-vl", dialect="inquire", prescale=0.3, temperature=0.0)
-    outputs = agent.act_batch(requests)                          # one generate() call per batch_size requests
+    outputs = agent.act_batch(requests)                          # generate() calls of up to batch_size requests
 
-Greedy decoding when `temperature` is 0, sampling otherwise. A LoRA adapter loads either as the model
+Greedy decoding when `temperature` is 0, sampling otherwise. The requests of one `act_batch` call are batched by
+length (`group_by_length`, on by default): prompts of similar length share a `generate` call, so that the few long
+screens of a turn do not pad every other prompt to their length. A LoRA adapter loads either as the model
 itself (a folder with `adapter_config.json`) or on top of the base model with `adapter=PATH`; the agent then folds
 it into the weights (`merge_adapter`, on by default), which generates 1.5x faster in bfloat16 on a CPU
 (`benchmarks/lora_merge.py`). In float32 the texts stay the same; in bfloat16 the folded weights are rounded, so a
@@ -34,10 +36,17 @@ def generate(
     top_p: float = 1.0,
     max_new_tokens: int = 256,
     seed: int | None = None,
+    max_batch: int | None = None,
+    group_by_length: bool = True,
 ) -> list[str]:
-    """Generate one reply per (HF chat messages, images) prompt in a single left-padded batch."""
+    """Generate one reply per (HF chat messages, images) prompt, in left-padded batches of at most `max_batch`.
+
+    With `group_by_length` the batches gather prompts of similar length (`mobile_r1.models.batching`), so that a few
+    long prompts do not pad all the others; otherwise they are consecutive runs of the prompts as given.
+    """
     import torch
 
+    from mobile_r1.models.batching import length_groups
     from mobile_r1.models.policy import decode_completion
 
     if not prompts:
@@ -46,13 +55,17 @@ def generate(
     texts = [template.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m, _ in prompts]
     images = [image for _, imgs in prompts for image in imgs]
     if policy.takes_images:
-        inputs = policy.processor(text=texts, images=images or None, padding=True)
+        inputs = dict(policy.processor(text=texts, images=images or None, padding=True))
     else:
         if images:
             raise ConfigError(f"model {policy.spec!r} reads no images; use the text observation mode")
         inputs = dict(policy.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False))
-    device = policy.device
-    inputs = {k: v.to(device) if hasattr(v, "to") else v for k, v in inputs.items()}
+    lengths = inputs["attention_mask"].sum(dim=1).tolist()
+    size = len(prompts) if max_batch is None else max_batch
+    if group_by_length and set(inputs) <= BATCH_KEYS:
+        groups = length_groups(lengths, max_size=size)
+    else:
+        groups = [list(range(start, min(start + size, len(prompts)))) for start in range(0, len(prompts), size)]
     options: dict[str, Any] = {
         "max_new_tokens": int(max_new_tokens),
         "pad_token_id": policy.tokenizer.pad_token_id,
@@ -60,19 +73,49 @@ def generate(
     }
     if temperature > 0:
         options.update(temperature=float(temperature), top_p=float(top_p), top_k=0)
-        if seed is not None:
-            torch.manual_seed(seed)
     model = policy.model
     was_training = model.training
     model.eval()
+    images_per_prompt = [len(imgs) for _, imgs in prompts]
+    texts_out: list[str] = [""] * len(prompts)
     try:
-        with torch.no_grad():
-            out = model.generate(**inputs, **options)
+        for rows in groups:
+            batch = _select_rows(inputs, rows, max(lengths[r] for r in rows), images_per_prompt)
+            batch = {k: v.to(policy.device) if hasattr(v, "to") else v for k, v in batch.items()}
+            if temperature > 0 and seed is not None:  # each generate call samples from the same seed
+                torch.manual_seed(seed)
+            with torch.no_grad():
+                out = model.generate(**batch, **options)
+            # Keep special tags such as <think> and <tool_call> (special tokens in some tokenizers): the dialect parses them.
+            for r, row in zip(rows, out[:, batch["input_ids"].shape[1] :]):
+                texts_out[r] = decode_completion(policy, row.tolist())
     finally:
         model.train(was_training)
-    completions = out[:, inputs["input_ids"].shape[1] :]
-    # Keep special tags such as <think> and <tool_call> (special tokens in some tokenizers): the dialect parses them.
-    return [decode_completion(policy, row.tolist()) for row in completions]
+    return texts_out
+
+
+# The processor outputs `_select_rows` can cut into batches; with any other key every prompt stays in one batch order.
+BATCH_KEYS = {"input_ids", "attention_mask", "pixel_values", "image_grid_thw"}
+
+
+def _select_rows(inputs: dict[str, Any], rows: list[int], width: int, images_per_prompt: list[int]) -> dict[str, Any]:
+    """The left-padded batch of prompts `rows` from the batch of all prompts, cut to its longest prompt, `width`."""
+    if rows == list(range(len(images_per_prompt))):
+        return inputs
+    import torch
+
+    if inputs["attention_mask"][rows, : inputs["attention_mask"].shape[1] - width].any():
+        raise ValueError("generate needs left-padded prompts (the tokenizer's padding_side 'left')")
+    batch = {k: inputs[k][rows, -width:] for k in ("input_ids", "attention_mask")}
+    if "pixel_values" in inputs:
+        grid = inputs["image_grid_thw"]
+        patches = grid.prod(dim=1).tolist()
+        first_image = [sum(images_per_prompt[:r]) for r in range(len(images_per_prompt))]
+        keep = [k for r in rows for k in range(first_image[r], first_image[r] + images_per_prompt[r])]
+        starts = [sum(patches[:k]) for k in range(len(patches))]
+        batch["image_grid_thw"] = grid[keep]
+        batch["pixel_values"] = torch.cat([inputs["pixel_values"][starts[k] : starts[k] + patches[k]] for k in keep])
+    return batch
 
 
 def load_adapter(policy: Any, adapter: str) -> Any:
@@ -104,6 +147,7 @@ class HFAgent(Agent):
         top_p: float = 1.0,
         max_new_tokens: int = 256,
         batch_size: int = 8,
+        group_by_length: bool = True,
         adapter: str | None = None,
         merge_adapter: bool = True,
         seed: int | None = 0,
@@ -140,22 +184,21 @@ class HFAgent(Agent):
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens
         self.batch_size = batch_size
+        self.group_by_length = group_by_length
         self.seed = seed
 
     def act_batch(self, requests: Sequence[AgentRequest]) -> list[AgentOutput]:
-        outputs: list[AgentOutput] = []
-        for start in range(0, len(requests), self.batch_size):
-            chunk = list(requests[start : start + self.batch_size])
-            texts = generate(
-                self.policy,
-                [self.view.prompt(r) for r in chunk],
-                temperature=self.temperature,
-                top_p=self.top_p,
-                max_new_tokens=self.max_new_tokens,
-                seed=self.seed,
-            )
-            outputs.extend(self.view.output(t, r.observation) for t, r in zip(texts, chunk))
-        return outputs
+        texts = generate(
+            self.policy,
+            [self.view.prompt(r) for r in requests],
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_new_tokens=self.max_new_tokens,
+            seed=self.seed,
+            max_batch=self.batch_size,
+            group_by_length=self.group_by_length,
+        )
+        return [self.view.output(t, r.observation) for t, r in zip(texts, requests)]
 
     def __repr__(self) -> str:
         return f"HFAgent(model={self.policy.spec!r}, dialect={self.view.dialect.name!r})"

@@ -26,6 +26,7 @@ from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.env import SimEnv
+from mobile_r1.models.batching import length_groups
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.models.policy import decode_completion
 from mobile_r1.train.data import encode_prompt
@@ -207,13 +208,14 @@ def generate_batch(policy: Policy, prompts: list[PromptInput], settings: Rollout
 
 
 def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
-    """The greedy completion text of each labelled step's prompt (`StepExample`), `batch_size` prompts per
-    `generate` call: what the held-out evaluations of stages 1 and 2 score."""
+    """The greedy completion text of each labelled step's prompt (`StepExample`), in `generate` calls of at most
+    `batch_size` prompts of similar length: what the held-out evaluations of stages 1 and 2 score."""
     settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens)
     prompts = [encode_prompt(policy, e.messages, e.images) for e in examples]
-    out: list[str] = []
-    for start in range(0, len(prompts), batch_size):
-        out += [decode_completion(policy, ids) for ids in generate_batch(policy, prompts[start : start + batch_size], settings)]
+    out = [""] * len(prompts)
+    for rows in length_groups([len(p.ids) for p in prompts], max_size=batch_size):
+        for r, ids in zip(rows, generate_batch(policy, [prompts[r] for r in rows], settings)):
+            out[r] = decode_completion(policy, ids)
     return out
 
 
