@@ -254,3 +254,26 @@ def test_menu_item_and_dialog_handlers_survive_snapshot_restore() -> None:
         env.restore(snap)
         T.tap(env, id="button2")
         assert len(env.phone.app_state("notes")["notes"]) == n - 1
+
+
+def test_the_state_key_does_not_need_the_screen_laid_out() -> None:
+    """The planner asks for the key of states it may never expand: the key without laying out the screen is the key
+    with it laid out, and a change of state changes it."""
+    import random
+
+    apps = ["Notes", "Settings", "Shop", "Contacts"]
+    lazy, laid_out = env_with(*apps), env_with(*apps)
+    lazy.reset()
+    laid_out.reset()
+    rng = random.Random(0)
+    keys: set[str] = set()
+    for _ in range(80):
+        elements = laid_out.phone.elements()  # this phone lays its screen out before every key
+        key = laid_out.phone.state_key()
+        assert lazy.phone.state_key() == key
+        keys.add(key)
+        options = [Action.click(*e.center) for e in elements if e.clickable and e.enabled]
+        options += [Action.back(), Action.open(rng.choice(apps)), Action.type_text("milk"), Action.swipe(540, 1800, 540, 600)]
+        action = rng.choice(options)
+        assert lazy.phone.act(action).get("error") == laid_out.phone.act(action).get("error")
+    assert len(keys) > 15  # the walk went through many states, each with its own key

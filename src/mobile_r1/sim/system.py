@@ -97,6 +97,7 @@ class Phone:
         self._version = 0
         self._view: _View | None = None
         self._view_sig: tuple[Any, ...] | None = None
+        self._key_cache: tuple[tuple[Any, ...], str] | None = None  # (signature, state key), as the view is cached
         self._image_cache: dict[float, tuple[tuple[Any, ...], Any]] = {}
         self._themes: dict[tuple[str | None, bool], Theme] = {}
         self._blobs: dict[str, bytes] = {}  # app key -> its serialised state, valid while the app is not dirty
@@ -841,11 +842,14 @@ class Phone:
         return image
 
     def state_key(self) -> str:
-        """A stable hash of what matters: the screen stack, overlays, app states, permissions, effects count."""
-        view = self.view()
-        if view.key is None:
-            view.key = self._state_key()
-        return view.key
+        """A stable hash of what matters: the screen stack, overlays, app states, permissions, effects count.
+
+        Cached as the view is (until the state changes), but without laying out the screen: a planner that reaches
+        a state it has seen before needs only the key."""
+        sig = self._signature()
+        if self._key_cache is None or self._key_cache[0] != sig:
+            self._key_cache = (sig, self._state_key())
+        return self._key_cache[1]
 
     def app_blob(self, key: str) -> bytes:
         """The app's state serialised (marshal format 2: content and key order, no sharing), cached until dirty."""
@@ -921,7 +925,6 @@ class _View:
     overlay_start: int
     has_overlay: bool
     xml: str | None = None
-    key: str | None = None
 
 
 class _Toast(Text):
