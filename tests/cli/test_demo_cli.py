@@ -80,6 +80,13 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     tests = json.loads((run_dir / "comparison.json").read_text())["sr_vs_untrained"]
     assert set(tests) == {"sft", "task-grpo"} and (tests["task-grpo"]["inquire-sim"]["gained"], tests["task-grpo"]["inquire-sim"]["lost"]) == (gained, lost)
     assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p = " in err.replace("\n", "")
+    # and its questions at the right step, on the episodes that need one: the oracle asks in each, never-ask in none
+    verdicts = verdicts_of(load_run(run_dir / "eval" / "task-grpo" / "inquire-sim")[1])
+    needed = sum(v.inquiry_needed for v in verdicts)
+    assert needed > 0 and sum(v.inquiry == "asked" for v in verdicts) == needed
+    asked = json.loads((run_dir / "comparison.json").read_text())["asked_vs_untrained"]["task-grpo"]
+    assert set(asked) == {"inquire-sim"} and (asked["inquire-sim"]["gained"], asked["inquire-sim"]["lost"]) == (needed, 0)
+    assert "A question at the right step against the untrained model" in err.replace("\n", " ")
 
 
 def test_a_second_demo_continues_and_fresh_starts_over(config: Path, capsys: pytest.CaptureFixture[str],

@@ -103,6 +103,20 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
             base = sum(json.loads(ln)["verdict"]["success"] for ln in
                        (out / "eval" / "untrained" / suite / "episodes.jsonl").read_text().splitlines())
             assert test["gained"] - test["lost"] == gained - base and 0.0 < test["p"] <= 1.0
+
+    def asked(label: str, suite: str) -> tuple[int, int]:  # (asked at the right step, tasks that needed a question)
+        verdicts = [json.loads(ln)["verdict"] for ln in
+                    (out / "eval" / label / suite / "episodes.jsonl").read_text().splitlines()]
+        return (sum(v["inquiry"] == "asked" for v in verdicts), sum(v["inquiry"] in ("asked", "missed") for v in verdicts))
+
+    # and, on the suites whose episodes need a question, asking at the right step against the untrained model's
+    for label in ("sft", "action-grpo", "task-grpo"):
+        for suite in ("inquire-sim", "nav-sim"):
+            test = data["asked_vs_untrained"].get(label, {}).get(suite)
+            (mine, needed), (base, _) = asked(label, suite), asked("untrained", suite)
+            assert (test is None) == (needed == 0)
+            if test is not None:
+                assert test["gained"] - test["lost"] == mine - base and 0.0 < test["p"] <= 1.0
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
     # every model played the same held-out episodes
@@ -255,3 +269,32 @@ def test_the_scoring_agent_runs_where_training_does(tmp_path: Path, monkeypatch:
     assert curriculum.eval_agent_options(config)["device"] is None  # the CPU
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert curriculum.eval_agent_options(config)["device"] == "cuda"
+
+
+@pytest.mark.slow
+def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 preset_cache: Path) -> None:
+    """On a CPU with two cores or more each suite is scored in its own process; the episodes and scores are those
+    of scoring the suites in turn in this process."""
+    config = load_config(write_config(tmp_path, curriculum__eval_episodes=3, curriculum__eval_max_steps=3))
+    pools: list[int] = []
+    real_pool = curriculum.ProcessPoolExecutor
+
+    def counting_pool(workers: int, **kwargs: Any) -> Any:
+        pools.append(workers)
+        return real_pool(workers, **kwargs)
+
+    monkeypatch.setattr(curriculum, "ProcessPoolExecutor", counting_pool)
+    monkeypatch.setattr(curriculum.os, "cpu_count", lambda: 2)
+    side_by_side = curriculum.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=False)
+    assert pools == [2]
+    monkeypatch.setattr(curriculum.os, "cpu_count", lambda: 1)
+    in_turn = curriculum.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=False)
+    assert pools == [2]  # one core: no processes
+    assert side_by_side == in_turn and set(in_turn) == {"inquire-sim", "nav-sim"}
+    for suite in in_turn:
+        runs = [[json.loads(ln) for ln in (tmp_path / run / "eval" / "untrained" / suite / "episodes.jsonl")
+                 .read_text().splitlines()] for run in ("a", "b")]
+        assert [(r["id"], r["verdict"], [s["model_text"] for s in r["steps"]]) for r in runs[0]] == \
+               [(r["id"], r["verdict"], [s["model_text"] for s in r["steps"]]) for r in runs[1]]
+        assert len(runs[0]) == 3

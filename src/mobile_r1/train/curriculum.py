@@ -10,7 +10,8 @@ A curriculum run directory holds:
     sft/ action-grpo/ task-grpo/   each stage's own run directory (config.yaml, metrics.jsonl, final/)
     eval/<model>/<suite>/   `mobile-r1 eval` run directories, the same test episodes for every model
     comparison.json / comparison.md / report.html   SR, ISR, over-inquiry, safety, score per model and suite, and
-                            each model's task success against the untrained one's (paired, exact McNemar)
+                            each model's task success, and its questions at the right step, against the untrained
+                            one's (paired, exact McNemar)
 
 Each stage starts from the previous stage's `final/` (a full model or a LoRA adapter); the first from
 `model.name`. `--resume` skips finished stages and evaluations and continues an interrupted stage from
@@ -204,28 +205,55 @@ def eval_agent_options(config: TrainConfig) -> dict[str, Any]:
 
 
 def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, SuiteScore]:
-    """Score `model` on every evaluation suite (the same seeded test episodes each time); resumable per episode."""
-    from mobile_r1.eval.runner import RUN_FILE, EvalConfig, run_eval
+    """Score `model` on every evaluation suite (the same seeded test episodes each time); resumable per episode.
+
+    On a CPU with more than one core the suites are scored side by side, one process each with its share of the
+    cores: a small model's generation leaves much of a second core idle (Python between the kernels), so on the
+    demo's 96 test episodes per suite two single-threaded processes score both suites in about 80% of the time of
+    one after the other (93 s against 113-125 s for the untrained small-lm, 50 s against 64 s for the trained one;
+    `benchmarks/generate_groups.py --side-by-side`). On a GPU they run in turn in this process.
+    """
+    from mobile_r1.eval.runner import RUN_FILE, EvalConfig
 
     cur = config.curriculum
-    scores: dict[str, SuiteScore] = {}
+    options = eval_agent_options(config)
+    configs: dict[str, EvalConfig] = {}
     for suite in cur.eval_suites:
         out = run_dir / "eval" / label / suite
-        eval_config = EvalConfig(
+        configs[suite] = EvalConfig(
             agent=f"hf:{model}", suite=suite, split=cur.eval_split, episodes=cur.eval_episodes,
             workers=cur.eval_batch, dialect=config.data.dialect, observation=config.data.observation_mode,
             max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
-            agent_options=eval_agent_options(config),
+            agent_options=options,
         )
-        result = run_eval(eval_config)
-        o = result.report.overall
-        needs = result.needs_inquiry
-        scores[suite] = SuiteScore(
-            episodes=o.n, sr=o.sr.value, isr=o.isr.value, over_inquiry=o.over_inquiry.value,
-            safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
-            mean_steps=o.mean_steps.value, mean_score=o.mean_score.value,
-        )
-    return scores
+    cores = os.cpu_count() or 1
+    if options["device"] is not None or len(configs) < 2 or cores < 2:
+        return {suite: score_suite(c) for suite, c in configs.items()}
+    threads = max(1, cores // len(configs))
+    with ProcessPoolExecutor(min(len(configs), cores), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_set_threads, initargs=(threads,)) as pool:
+        futures = {suite: pool.submit(score_suite, c) for suite, c in configs.items()}
+        return {suite: future.result() for suite, future in futures.items()}
+
+
+def score_suite(eval_config: Any) -> SuiteScore:
+    """Run (or resume) one suite's evaluation and read its overall metrics."""
+    from mobile_r1.eval.runner import run_eval
+
+    result = run_eval(eval_config)
+    o = result.report.overall
+    needs = result.needs_inquiry
+    return SuiteScore(
+        episodes=o.n, sr=o.sr.value, isr=o.isr.value, over_inquiry=o.over_inquiry.value,
+        safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
+        mean_steps=o.mean_steps.value, mean_score=o.mean_score.value,
+    )
+
+
+def _set_threads(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 # ----- the comparison ----------------------------------------------------------------------------------------------------
@@ -253,39 +281,51 @@ def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, 
     return "\n".join(lines) + "\n"
 
 
-def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """Each trained model's task success against the untrained one's on the same episodes (exact McNemar, SR)."""
+Tests = dict[str, dict[str, dict[str, Any]]]  # model label -> suite -> {gained, lost, p}
+PAIRED = {  # what the tables under the comparison test, and how they are introduced
+    "sr": "Task success against the untrained model on the same episodes (exact McNemar: + episodes only the "
+          "trained model completed, - only the untrained one):",
+    "asked": "A question at the right step against the untrained model, on the episodes whose task needs one (exact "
+             "McNemar: + episodes only the trained model asked in, - only the untrained one):",
+}
+
+
+def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict[str, Tests]:
+    """Each trained model against the untrained one on the same episodes (exact McNemar): task success ("sr") on
+    every suite, and asking at the right step ("asked") on the suites with tasks that need a question."""
     from mobile_r1.eval.compare import compare_runs
 
+    out: dict[str, Tests] = {metric: {} for metric in PAIRED}
     if not rows or rows[0].label != UNTRAINED:
-        return {}
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+        return out
     for suite in suites:
         folders = {row.label: run_dir / "eval" / row.label / suite for row in rows}
         scored = [label for label, folder in folders.items() if (folder / "episodes.jsonl").is_file()]
         if UNTRAINED not in scored or len(scored) < 2:
             continue
         for label, compared in zip(scored[1:], compare_runs([folders[label] for label in scored])[1:]):
-            test = compared.sr_test
-            assert test is not None
-            out.setdefault(label, {})[suite] = {"gained": test.other_only, "lost": test.base_only, "p": test.p}
-    return {row.label: out[row.label] for row in rows[1:] if row.label in out}
+            for metric, test in (("sr", compared.sr_test), ("asked", compared.asked_test)):
+                if test is not None:
+                    out[metric].setdefault(label, {})[suite] = {"gained": test.other_only, "lost": test.base_only,
+                                                                "p": test.p}
+    order = [row.label for row in rows[1:]]
+    return {metric: {label: tests[label] for label in order if label in tests} for metric, tests in out.items()}
 
 
-def paired_markdown(tests: dict[str, dict[str, dict[str, Any]]], suites: list[str]) -> str:
-    """The paired tests as a table under the comparison: a row per trained model, a cell per suite."""
-    if not tests:
-        return ""
-    lines = ["", "Task success against the untrained model on the same episodes (exact McNemar: + episodes only the "
-                 "trained model completed, - only the untrained one):", "",
-             "| model | " + " | ".join(suites) + " |", "|" + "---|" * (len(suites) + 1)]
-    for label, by_suite in tests.items():
-        cells = [STAGE_TITLES.get(label, label)]
-        for suite in suites:
-            t = by_suite.get(suite)
-            cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, p = {t['p']:.3f}")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def paired_markdown(tests: dict[str, Tests], suites: list[str]) -> str:
+    """The paired tests as tables under the comparison: a row per trained model, a cell per suite."""
+    lines: list[str] = []
+    for metric, by_label in tests.items():
+        if not by_label:
+            continue
+        lines += ["", PAIRED[metric], "", "| model | " + " | ".join(suites) + " |", "|" + "---|" * (len(suites) + 1)]
+        for label, by_suite in by_label.items():
+            cells = [STAGE_TITLES.get(label, label)]
+            for suite in suites:
+                t = by_suite.get(suite)
+                cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, p = {t['p']:.3f}")
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], timings: dict[str, float]) -> tuple[Path, Path, Path | None]:
@@ -299,7 +339,8 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
     json_path = run_dir / "comparison.json"
     json_path.write_text(json.dumps({
         "split": cur.eval_split, "episodes_per_suite": cur.eval_episodes, "suites": cur.eval_suites,
-        "rows": [asdict(r) for r in rows], "sr_vs_untrained": tests, "timings_s": timings,
+        "rows": [asdict(r) for r in rows], "sr_vs_untrained": tests["sr"], "asked_vs_untrained": tests["asked"],
+        "timings_s": timings,
     }, indent=2), encoding="utf-8")
     md_path = run_dir / "comparison.md"
     md_path.write_text(comparison_markdown(rows, list(cur.eval_suites), cur.eval_episodes, cur.eval_split)
