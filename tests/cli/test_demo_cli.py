@@ -79,7 +79,7 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     assert gained > 0  # the oracle completes tasks the never-ask agent cannot
     tests = json.loads((run_dir / "comparison.json").read_text())["sr_vs_untrained"]
     assert set(tests) == {"sft", "task-grpo"} and (tests["task-grpo"]["inquire-sim"]["gained"], tests["task-grpo"]["inquire-sim"]["lost"]) == (gained, lost)
-    assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p = " in err.replace("\n", "")
+    assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p" in err.replace("\n", "")
     # and its questions at the right step, on the episodes that need one: the oracle asks in each, never-ask in none
     verdicts = verdicts_of(load_run(run_dir / "eval" / "task-grpo" / "inquire-sim")[1])
     needed = sum(v.inquiry_needed for v in verdicts)

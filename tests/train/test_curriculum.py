@@ -298,3 +298,15 @@ def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path,
         assert [(r["id"], r["verdict"], [s["model_text"] for s in r["steps"]]) for r in runs[0]] == \
                [(r["id"], r["verdict"], [s["model_text"] for s in r["steps"]]) for r in runs[1]]
         assert len(runs[0]) == 3
+
+
+def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> None:
+    tests = {"sr": {"task-grpo": {"inquire-sim": {"gained": 14, "lost": 0, "p": 0.00012},
+                                  "nav-sim": {"gained": 3, "lost": 1, "p": 0.625}}},
+             "asked": {"task-grpo": {"inquire-sim": {"gained": 26, "lost": 0, "p": 3e-8}}}}
+    text = curriculum.paired_markdown(tests, ["inquire-sim", "nav-sim"])
+    assert "| after stage 3 (task GRPO) | +14 / -0, p < 0.001 | +3 / -1, p = 0.625 |" in text
+    assert "| after stage 3 (task GRPO) | +26 / -0, p < 0.001 | - |" in text  # nav-sim needs no question
+    assert text.index(curriculum.PAIRED["sr"]) < text.index(curriculum.PAIRED["asked"])
+    assert curriculum.PAIRED["asked"] not in curriculum.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
+    assert curriculum.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""

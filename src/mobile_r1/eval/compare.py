@@ -124,12 +124,13 @@ def _count(rate: Rate) -> str:
     return f"{rate.k} of {rate.n} [{100 * rate.low:.0f}-{100 * rate.high:.0f}%]"
 
 
-def _p(p: float) -> str:
+def format_p(p: float) -> str:
+    """A p-value as the tables print it: three decimals, or `p < 0.001`."""
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _test(test: PairedTest | None) -> str:
-    return "" if test is None else f"+{test.other_only} / -{test.base_only}, {_p(test.p)}"
+    return "" if test is None else f"+{test.other_only} / -{test.base_only}, {format_p(test.p)}"
 
 
 def comparison_markdown(rows: Sequence[RunComparison]) -> str:

@@ -314,6 +314,8 @@ def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict
 
 def paired_markdown(tests: dict[str, Tests], suites: list[str]) -> str:
     """The paired tests as tables under the comparison: a row per trained model, a cell per suite."""
+    from mobile_r1.eval.compare import format_p
+
     lines: list[str] = []
     for metric, by_label in tests.items():
         if not by_label:
@@ -323,7 +325,7 @@ def paired_markdown(tests: dict[str, Tests], suites: list[str]) -> str:
             cells = [STAGE_TITLES.get(label, label)]
             for suite in suites:
                 t = by_suite.get(suite)
-                cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, p = {t['p']:.3f}")
+                cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, {format_p(t['p'])}")
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n" if lines else ""
 
