@@ -84,7 +84,11 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
                 other["curriculum"]["eval_max_new_tokens"]) == (80, 80, 80)
     assert smol["model"]["name"] == "smollm2-135m" and smol["model"]["lora"]["r"] == 16
     assert smol["curriculum"]["generate"] == demo["curriculum"]["generate"]
-    assert smol["curriculum"]["eval_episodes"] == demo["curriculum"]["eval_episodes"]  # the same test episodes
+    # the demo scores 96 test episodes per suite; demo-long and the SmolLM2 configs the first 24 of them, as measured
+    assert (demo["curriculum"]["eval_episodes"], demo["curriculum"]["eval_batch"]) == (96, 96)
+    for other in (long, smol):
+        assert (other["curriculum"]["eval_episodes"], other["curriculum"]["eval_batch"]) == (24, 24)
+        assert other["curriculum"]["eval_seed"] == demo["curriculum"]["eval_seed"]
     smol_full = load_config(CONFIGS / "demo-smollm2-full.yaml").model_dump()
     assert smol_full["run"]["output_dir"] == "runs/demo-smollm2-full" and smol_full["grpo"]["action_repeats"] == {"call_user": 4}
     for section in ("model", "data", "sft", "optim"):
