@@ -80,6 +80,34 @@ def test_prompts_of_similar_length_share_a_batch(observation: Observation, monke
     assert len(set(alone)) > 1
 
 
+def test_a_tokenizer_output_not_known_to_the_grouping_keeps_each_batch_whole(observation: Observation,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An encoding with outputs `generate` cannot cut into batches is made per run of `batch_size` prompts."""
+    import torch
+
+    policy = load_policy("tiny-lm")
+    real = policy.tokenizer
+
+    class WithExtra:  # the tokenizer, plus one more output per prompt
+        def __call__(self, texts, **kwargs):  # type: ignore[no-untyped-def]
+            out = dict(real(texts, **kwargs))
+            return {**out, "extra": torch.full_like(out["input_ids"], len(texts))}
+
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(real, name)
+
+    seen: list[tuple[int, int]] = []
+
+    def scripted_generate(input_ids, extra, **_):  # type: ignore[no-untyped-def]
+        seen.append((input_ids.shape[0], int(extra[0, 0])))
+        return torch.cat([input_ids, torch.full((input_ids.shape[0], 2), real.eos_token_id)], dim=1)
+
+    policy.tokenizer = WithExtra()
+    monkeypatch.setattr(policy.model, "generate", scripted_generate)
+    outs = HFAgent(policy, dialect="inquire", max_new_tokens=4, batch_size=2).act_batch(mixed_requests(observation))
+    assert seen == [(2, 2), (2, 2), (1, 1)] and len(outs) == 5  # each run encoded on its own, in the given order
+
+
 def test_vision_prompts_keep_their_own_images_when_grouped(observation: Observation,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batching, "CALL_COST_TOKENS", 64)

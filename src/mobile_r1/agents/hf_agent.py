@@ -51,21 +51,31 @@ def generate(
 
     if not prompts:
         return []
-    template = policy.processor if policy.takes_images else policy.tokenizer
-    texts = [template.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m, _ in prompts]
-    images = [image for _, imgs in prompts for image in imgs]
     if policy.takes_images:
-        inputs = dict(policy.processor(text=texts, images=images or None, padding=True))
+        template = policy.processor
+    elif any(imgs for _, imgs in prompts):
+        raise ConfigError(f"model {policy.spec!r} reads no images; use the text observation mode")
     else:
-        if images:
-            raise ConfigError(f"model {policy.spec!r} reads no images; use the text observation mode")
-        inputs = dict(policy.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False))
-    lengths = inputs["attention_mask"].sum(dim=1).tolist()
+        template = policy.tokenizer
+
+    def encode(rows: Sequence[int]) -> dict[str, Any]:
+        texts = [template.apply_chat_template(prompts[r][0], tokenize=False, add_generation_prompt=True) for r in rows]
+        if policy.takes_images:
+            images = [image for r in rows for image in prompts[r][1]]
+            return dict(policy.processor(text=texts, images=images or None, padding=True))
+        return dict(policy.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False))
+
     size = len(prompts) if max_batch is None else max_batch
-    if group_by_length and set(inputs) <= BATCH_KEYS:
-        groups = length_groups(lengths, max_size=size)
-    else:
-        groups = [list(range(start, min(start + size, len(prompts)))) for start in range(0, len(prompts), size)]
+    runs = [list(range(start, min(start + size, len(prompts)))) for start in range(0, len(prompts), size)]
+    inputs = encode(range(len(prompts)))
+    if set(inputs) <= BATCH_KEYS:  # batches are cut out of one encoding of every prompt
+        lengths = inputs["attention_mask"].sum(dim=1).tolist()
+        images_per_prompt = [len(imgs) for _, imgs in prompts]
+        groups = length_groups(lengths, max_size=size) if group_by_length else runs
+        batches = [(rows, _select_rows(inputs, rows, max(lengths[r] for r in rows), images_per_prompt))
+                   for rows in groups]
+    else:  # a processor output not known here: each run of prompts as given is encoded on its own
+        batches = [(rows, inputs if len(runs) == 1 else encode(rows)) for rows in runs]
     options: dict[str, Any] = {
         "max_new_tokens": int(max_new_tokens),
         "pad_token_id": policy.tokenizer.pad_token_id,
@@ -76,11 +86,9 @@ def generate(
     model = policy.model
     was_training = model.training
     model.eval()
-    images_per_prompt = [len(imgs) for _, imgs in prompts]
     texts_out: list[str] = [""] * len(prompts)
     try:
-        for rows in groups:
-            batch = _select_rows(inputs, rows, max(lengths[r] for r in rows), images_per_prompt)
+        for rows, batch in batches:
             batch = {k: v.to(policy.device) if hasattr(v, "to") else v for k, v in batch.items()}
             if temperature > 0 and seed is not None:  # each generate call samples from the same seed
                 torch.manual_seed(seed)
@@ -94,7 +102,7 @@ def generate(
     return texts_out
 
 
-# The processor outputs `_select_rows` can cut into batches; with any other key every prompt stays in one batch order.
+# The processor outputs `_select_rows` can cut into batches. With any other output the prompts are batched as given.
 BATCH_KEYS = {"input_ids", "attention_mask", "pixel_values", "image_grid_thw"}
 
 

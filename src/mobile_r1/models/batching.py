@@ -3,9 +3,10 @@
 A left-padded batch runs every prompt at the length of its longest one. The prompts of a multi-turn evaluation differ
 a lot in length (most screens list a few dozen elements, a long list screen a few hundred), so one long prompt can
 make a turn of 96 episodes several times as costly as it need be: in the demo's evaluation, turns whose longest
-prompt was three times the mean took 9-15 s in one batch and 3 s grouped (`benchmarks/generate_groups.py`). Splitting the batch costs
-a `generate` call more per group, so the split is chosen to minimise both together. No library offers this for
-`transformers.generate` (servers such as vLLM schedule sequences one by one and need no padding), hence it is here.
+prompt was three times the mean took 9-15 s in one batch and 3 s grouped (`benchmarks/generate_groups.py`).
+Splitting the batch costs a `generate` call more per group, so the split is chosen to minimise both together. No
+library offers this for `transformers.generate` (servers such as vLLM schedule sequences one by one and need no
+padding), hence it is here.
 """
 
 from __future__ import annotations
