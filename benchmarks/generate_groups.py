@@ -16,7 +16,6 @@ after the other in this process, as the curriculum does on a CPU (`train.curricu
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import mobile_r1.agents.hf_agent as hf_agent
-from mobile_r1.eval.runner import EvalConfig, run_eval
+from mobile_r1.eval.runner import EvalConfig, load_run, run_eval
 
 
 def score(model: str, suite: str, episodes: int, out: Path, grouped: bool) -> tuple[float, list[dict[str, Any]]]:
@@ -57,7 +56,7 @@ def eval_config(model: str, suite: str, episodes: int, out: Path, options: dict[
 
 
 def played(out: Path) -> list[Any]:
-    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    records = load_run(out)[1]
     return [(r["id"], r["verdict"]["success"], [s["model_text"] for s in r["steps"]]) for r in records]
 
 
