@@ -10,7 +10,7 @@ over every live episode, left-padded to the turn's longest prompt; on, prompts o
 runs' seconds, then the totals and whether the two runs played the same episodes the same way.
 
 With `--side-by-side` it also scores inquire-sim and nav-sim in two single-threaded processes at once against one
-after the other in this process, as the curriculum does on a CPU (`train.curriculum.evaluate_model`).
+after the other in this process, as the curriculum does on a CPU (`train.curriculum.score_suites`).
 """
 
 from __future__ import annotations
@@ -61,25 +61,18 @@ def played(out: Path) -> list[Any]:
 
 
 def side_by_side(model: str, episodes: int, folder: Path) -> None:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from mobile_r1.train.curriculum import _set_threads
+    from mobile_r1.train.curriculum import score_suites
 
     suites = ("inquire-sim", "nav-sim")
-    started = time.perf_counter()
-    for suite in suites:
-        run_eval(eval_config(model, suite, episodes, folder / f"turn-{suite}", {}))
-    in_turn = time.perf_counter() - started
-    started = time.perf_counter()
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=_set_threads,
-                             initargs=(max(1, (os.cpu_count() or 1) // 2),)) as pool:
-        for future in [pool.submit(run_eval, eval_config(model, s, episodes, folder / f"side-{s}", {})) for s in suites]:
-            future.result()
-    together = time.perf_counter() - started
-    same = all(played(folder / f"turn-{s}") == played(folder / f"side-{s}") for s in suites)
-    print(f"both suites one after the other: {in_turn:6.1f} s; side by side in two processes: {together:6.1f} s "
-          f"({in_turn / together:.2f}x; the same episodes played the same way: {same})")
+    seconds = {}
+    for together in (False, True):
+        configs = {s: eval_config(model, s, episodes, folder / f"{together}-{s}", {}) for s in suites}
+        started = time.perf_counter()
+        score_suites(configs, side_by_side=together)
+        seconds[together] = time.perf_counter() - started
+    same = all(played(folder / f"False-{s}") == played(folder / f"True-{s}") for s in suites)
+    print(f"both suites one after the other: {seconds[False]:6.1f} s; side by side in two processes: "
+          f"{seconds[True]:6.1f} s ({seconds[False] / seconds[True]:.2f}x; the same episodes played the same way: {same})")
 
 
 def main() -> None:

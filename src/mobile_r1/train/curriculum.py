@@ -226,8 +226,14 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
             max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
             agent_options=options,
         )
+    return score_suites(configs, side_by_side=options["device"] is None)
+
+
+def score_suites(configs: dict[str, Any], side_by_side: bool) -> dict[str, SuiteScore]:
+    """Run (or resume) each suite's evaluation: with `side_by_side` and two cores or more, one spawned process per
+    suite with its share of the cores; otherwise in turn in this process."""
     cores = os.cpu_count() or 1
-    if options["device"] is not None or len(configs) < 2 or cores < 2:
+    if not side_by_side or len(configs) < 2 or cores < 2:
         return {suite: score_suite(c) for suite, c in configs.items()}
     threads = max(1, cores // len(configs))
     with ProcessPoolExecutor(min(len(configs), cores), mp_context=multiprocessing.get_context("spawn"),
