@@ -361,7 +361,7 @@ def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, 
 
 def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: Path, episodes: list[Episode]) -> None:
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.tasks.spec import fill, load_specs
 
     generate("nav-sim", "test", 3, tmp_path / "gen", screenshots=False)
@@ -390,7 +390,7 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
     from dataclasses import replace
 
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.tasks.spec import fill
     from mobile_r1.train.data import drop_instruction_words
 
@@ -422,7 +422,7 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
 
 def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.train import run as run_module
 
     generate("nav-sim", "train", 6, tmp_path / "gen", screenshots=False)

@@ -4,7 +4,7 @@ Nothing in `mobile_r1.core` imports torch; peers can import it alone to use our 
 """
 
 from mobile_r1.core.actions import BUTTONS, STATUSES, Action, ActionType
-from mobile_r1.core.errors import ActionError, ConfigError, DataError, MobileR1Error
+from mobile_r1.core.errors import ActionError, CapabilityError, ConfigError, DataError, EnvError, MobileR1Error
 from mobile_r1.core.geometry import Frame, smart_resize
 
 __all__ = [
@@ -16,6 +16,8 @@ __all__ = [
     "ConfigError",
     "DataError",
     "MobileR1Error",
+    "EnvError",
+    "CapabilityError",
     "Frame",
     "smart_resize",
 ]

@@ -15,3 +15,11 @@ class DataError(MobileR1Error, ValueError):
 
 class ConfigError(MobileR1Error, ValueError):
     """A configuration file or option is invalid."""
+
+
+class EnvError(MobileR1Error, RuntimeError):
+    """A phone (simulated, a device, a remote server) could not do what was asked; the message says what failed."""
+
+
+class CapabilityError(ConfigError):
+    """A phone backend lacks an optional capability something needs (forking for GRPO groups, an expert plan, ...)."""

@@ -21,9 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Literal
 
 from mobile_r1.core.errors import DataError
+from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict, InquiryOutcome
 
-InquiryOutcome = Literal["asked", "missed", "not_needed", "over_asked"]
-INQUIRY_OUTCOMES: tuple[str, ...] = ("asked", "missed", "not_needed", "over_asked")
 Z95 = 1.959963984540054
 
 # Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30.
@@ -32,71 +31,6 @@ _T975 = (
     2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
     2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
 )
-
-
-@dataclass(slots=True)
-class EpisodeVerdict:
-    """The judged outcome of one episode.
-
-    `inquiry` says how the agent's questions related to the task's need for one:
-    "asked" (needed, and asked), "missed" (needed, never asked), "not_needed" (not needed, not asked),
-    "over_asked" (not needed, asked anyway). `over_asks` counts questions beyond the needed ones
-    (every question when none was needed); `score` is a 0-4 trajectory score when a judge gave one.
-    """
-
-    episode_id: str
-    success: bool
-    inquiry: InquiryOutcome
-    over_asks: int = 0
-    safety_violation: bool = False
-    steps: int = 0
-    score: float | None = None
-    reason: str = ""
-    category: str | None = None
-    subcategory: str | None = None
-    language: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.inquiry not in INQUIRY_OUTCOMES:
-            raise DataError(f"verdict {self.episode_id}: 'inquiry' must be one of {', '.join(INQUIRY_OUTCOMES)}; got {self.inquiry!r}")
-        if self.score is not None and not 0 <= self.score <= 4:
-            raise DataError(f"verdict {self.episode_id}: 'score' must be within 0..4, got {self.score!r}")
-        if self.over_asks < 0 or self.steps < 0:
-            raise DataError(f"verdict {self.episode_id}: 'over_asks' and 'steps' must be >= 0")
-        if self.inquiry == "over_asked" and self.over_asks == 0:
-            self.over_asks = 1
-
-    @property
-    def inquiry_needed(self) -> bool:
-        """Whether the task needed a question (whether or not the agent asked it)."""
-        return self.inquiry in ("asked", "missed")
-
-    @property
-    def inquiry_success(self) -> bool:
-        """Whether the agent's asking was right for this task (asked when needed, silent when not)."""
-        return self.inquiry in ("asked", "not_needed")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EpisodeVerdict:
-        try:
-            return cls(
-                episode_id=str(data["episode_id"]),
-                success=bool(data["success"]),
-                inquiry=data["inquiry"],
-                over_asks=int(data.get("over_asks") or 0),
-                safety_violation=bool(data.get("safety_violation", False)),
-                steps=int(data.get("steps") or 0),
-                score=None if data.get("score") is None else float(data["score"]),
-                reason=str(data.get("reason") or ""),
-                category=data.get("category"),
-                subcategory=data.get("subcategory"),
-                language=data.get("language"),
-            )
-        except KeyError as exc:
-            raise DataError(f"verdict record lacks {exc}; it needs 'episode_id', 'success' and 'inquiry'") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Online evaluation: run an agent on a simulated suite, append each judged episode to a run directory, and resume.
+"""Online evaluation: run an agent on a suite of any phone backend, append each judged episode to a run directory,
+and resume.
 
     config = EvalConfig(agent="oracle", suite="inquire-sim", split="test", episodes=50, workers=2, out=Path("runs/o"))
     result = run_eval(config)           # result.report: MetricsReport; RUN_DIR/episodes.jsonl, metrics.json, run.json
@@ -9,9 +10,11 @@ trajectory with model text, parsed action, user replies, screenshot paths, and t
 then flushed and fsynced, so a killed run loses at most the episodes in flight; `resume=True` drops a torn last
 line, skips finished episodes and runs only the rest, so the final metrics equal an uninterrupted run's.
 
-Episodes run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
-`act_batch` call per turn; other agents run in `workers` processes, each with its own agent. Every episode
-depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
+Episodes come from the backend `env` names (`sim`, the built-in simulated phone, by default; see
+`mobile_r1.env.make_backend`) and are played through `eval.episode.EpisodePlay`, the code stage-3 rollouts use too.
+They run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
+`act_batch` call per turn; other agents run in `workers` processes, each with its own agent and backend. Every
+episode depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
 """
 
 from __future__ import annotations
@@ -26,18 +29,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
-from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, DataError
-from mobile_r1.core.records import Observation, Step
-from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
+from mobile_r1.core.records import Observation
+from mobile_r1.core.verdict import EpisodeVerdict
+from mobile_r1.env import Backend, EpisodeRef, make_backend
+from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
-SUITES: tuple[str, ...] = ("inquire-sim", "nav-sim")
 BATCHED_KINDS = frozenset({"hf", "openai"})
 SERIAL_KINDS = frozenset({"human"})
 RESEEDED_KINDS = frozenset({"random"})
 EPISODES_FILE, RUN_FILE, METRICS_FILE, SCREENS_DIR = "episodes.jsonl", "run.json", "metrics.json", "screens"
 # Options that must agree between a run and its resumption (anything else, e.g. workers, may change).
-RESUME_KEYS = ("agent", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed", "agent_options")
+RESUME_KEYS = ("agent", "env", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed",
+               "agent_options", "env_options")
 
 
 @dataclass(slots=True)
@@ -45,6 +50,7 @@ class EvalConfig:
     """Options of one evaluation run.
 
     agent          an agent spec for `make_agent` (`oracle`, `random`, `hf:tiny-lm`, `openai:MODEL`, ...)
+    env            the phone backend for `make_backend` (`sim`, `adb:SERIAL`, ...)
     suite, split   which episodes (`inquire-sim` / `nav-sim`; `test`, `train`, ...)
     episodes       run only the first N episodes of the split (None: all of them)
     workers        episodes in flight at once (processes for scripted agents, a batch for model agents)
@@ -55,9 +61,11 @@ class EvalConfig:
     seed           base seed of the suite's episodes
     scale          screenshot scale of the 1080x2400 screen
     agent_options  further keyword options for `make_agent` (base_url, temperature, ...)
+    env_options    further keyword options for `make_backend`
     """
 
     agent: str
+    env: str = "sim"
     suite: str = "inquire-sim"
     split: str = "test"
     episodes: int | None = None
@@ -70,10 +78,9 @@ class EvalConfig:
     out: Path | None = None
     resume: bool = False
     agent_options: dict[str, Any] = field(default_factory=dict)
+    env_options: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        if self.suite not in SUITES:
-            raise ConfigError(f"unknown suite {self.suite!r}; choose one of {', '.join(SUITES)}")
         if self.workers < 1:
             raise ConfigError(f"--workers must be >= 1, got {self.workers}")
         if self.episodes is not None and self.episodes < 1:
@@ -82,6 +89,12 @@ class EvalConfig:
             raise ConfigError(f"--max-steps must be >= 1, got {self.max_steps}")
         if self.observation not in (None, "image", "text"):
             raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
+        if not self.scale > 0:
+            raise ConfigError(f"scale must be > 0, got {self.scale}")
+
+    def backend(self) -> Backend:
+        """The phone backend this run plays on (screenshots drawn: runs keep them)."""
+        return make_backend(self.env, render=True, scale=self.scale, xml=False, **self.env_options)
 
     @property
     def agent_kind(self) -> str:
@@ -117,35 +130,15 @@ class EvalResult:
 
 
 # ----- suites ---------------------------------------------------------------------------------------------------
-def suite_episodes(suite: str, split: str = "test", episodes: int | None = None, seed: int = 0) -> list[Any]:
-    """The `TaskEpisode`s of a suite split, in the suite's order (the first `episodes` of them, a balanced prefix)."""
-    from mobile_r1.tasks import load_specs, make_episode
-
-    if suite not in SUITES:
-        raise ConfigError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+def suite_episodes(config: EvalConfig, backend: Backend | None = None) -> list[EpisodeRef]:
+    """The episodes of the run's suite split, in the suite's order (the first `episodes` of them, a balanced prefix)."""
+    own = backend is None
+    backend = backend or config.backend()
     try:
-        from mobile_r1.tasks.suites import build_split  # the tasks layer's balanced, seeded splits
-    except ImportError:  # an older tasks layer without suites: a round-robin over the specs
-        build_split = None
-    if build_split is not None:
-        return list(build_split(suite, split, seed=seed, size=episodes))
-    if split not in ("train", "test"):
-        raise ConfigError(f"split {split!r} is not available yet; use train or test")
-    every = load_specs()
-    if suite == "inquire-sim":
-        specs = [s for s in every if s.category != "navigation"]
-    else:  # navigation tasks; the control tasks (plain multi-step work) until navigation specs exist
-        specs = [s for s in every if s.category == "navigation"] or [s for s in every if s.category == "control"]
-    if not specs:
-        raise ConfigError(f"no task specs for suite {suite!r}")
-    total = episodes if episodes is not None else 10 * len(specs)
-    out = []
-    for i in range(total):
-        spec = specs[i % len(specs)]
-        rounds = i // len(specs)
-        templates = spec.templates.test if split == "test" else spec.templates.train
-        out.append(make_episode(spec, split, rounds % len(templates), seed + 1000 * (split == "test") + rounds))
-    return out
+        return backend.episodes(config.suite, config.split, config.episodes, config.seed)
+    finally:
+        if own:
+            backend.close()
 
 
 # ----- one episode ----------------------------------------------------------------------------------------------
@@ -160,27 +153,25 @@ def episode_seed(base: int, episode_id: str) -> int:
 
 
 class EpisodeRun:
-    """One episode in progress: the env, the agent-facing history and the trajectory being recorded."""
+    """One episode in progress (`EpisodePlay` on the backend's phone) and its run-directory record."""
 
-    def __init__(self, task: Any, config: EvalConfig, run_dir: Path | None) -> None:
-        self.task = task
+    def __init__(self, episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.env = task.make_env(render=True, scale=config.scale, xml=False)
-        self.budget = config.max_steps or int(getattr(task.spec, "max_steps", 15) or 15)
-        self.observation = self.env.observe()
-        self.history: list[Step] = []
+        self.play = EpisodePlay(backend.open(episode, max_steps=config.max_steps), unreadable="wait")
         self.trajectory: list[dict[str, Any]] = []
-        self.done = False
-        self.truncated = False
         self.started = time.perf_counter()
 
     @property
     def id(self) -> str:
-        return str(self.task.id)
+        return self.play.episode.id
+
+    @property
+    def done(self) -> bool:
+        return self.play.done
 
     def request(self) -> AgentRequest:
-        return AgentRequest(self.task.instruction, self.observation, list(self.history), episode_id=self.id)
+        return self.play.request()
 
     def _save_screen(self, observation: Observation, index: int | str) -> str | None:
         if self.run_dir is None or observation.screenshot is None:
@@ -192,10 +183,11 @@ class EpisodeRun:
         return rel.as_posix()
 
     def advance(self, output: AgentOutput) -> None:
-        """Apply the agent's answer to the env and record the step."""
+        """Apply the agent's answer to the phone and record the step."""
         index = len(self.trajectory)
-        obs = self.observation
+        obs = self.play.observation
         screen = self._save_screen(obs, index)
+        turn = self.play.advance(output)
         record: dict[str, Any] = {
             "index": index,
             "model_text": output.text,
@@ -209,53 +201,37 @@ class EpisodeRun:
         }
         if output.info:
             record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
-        action = output.action
-        if action is None:
-            record["env_error"] = "no action could be read from the model output"
-            step_action = Action.wait(1.0)  # the history shows a wasted turn; the phone is not touched
-            user_reply = None
-        else:
-            self.observation, _, done, info = self.env.step(action)
-            user_reply = info.get("user_reply")
-            if info.get("error"):
-                record["env_error"] = str(info["error"])
-            self.done = bool(done)
-            step_action = action
-        if user_reply is not None:
-            record["user_reply"] = user_reply
+        if turn.error:
+            record["env_error"] = str(turn.error)
+        if turn.info.extra:
+            record["env_info"] = turn.info.extra
+        if turn.user_reply is not None:
+            record["user_reply"] = turn.user_reply
         self.trajectory.append(record)
-        self.history.append(
-            Step(action=step_action, thought=output.thought, description=output.description, observation=obs,
-                 user_reply=user_reply, model_text=output.text)
-        )
-        if not self.done and len(self.trajectory) >= self.budget:
-            self.done = self.truncated = True
 
     def finish(self) -> dict[str, Any]:
-        """Judge the episode and return its episodes.jsonl record."""
-        from mobile_r1.tasks import judge
-
-        final_screen = self._save_screen(self.observation, "final")
-        judgement = judge(self.task, self.env.phone)
-        verdict = judgement.verdict
-        verdict.steps = len(self.trajectory)
-        spec = self.task.spec
+        """Judge the episode, release the phone and return its episodes.jsonl record."""
+        env, episode = self.play.env, self.play.episode
+        final_screen = self._save_screen(self.play.observation, "final")
+        try:
+            judgement = env.judge()
+        finally:
+            env.close()
         return {
-            "id": self.id,
-            "task": spec.id,
-            "instruction": self.task.instruction,
-            "category": spec.category,
-            "subcategory": spec.subcategory,
-            "split": self.task.split,
-            "seed": self.task.seed,
-            "apps": list(spec.apps),
-            "budget": self.budget,
-            "truncated": self.truncated,
+            "id": episode.id,
+            "task": episode.task,
+            "instruction": episode.instruction,
+            "category": episode.category,
+            "subcategory": episode.subcategory,
+            "split": episode.split,
+            "seed": episode.seed,
+            "apps": list(episode.apps),
+            "budget": env.budget,
+            "truncated": env.truncated,
             "steps": self.trajectory,
             "final_screenshot": final_screen,
-            "verdict": verdict.to_dict(),
-            "judgement": {"inquiries": list(judgement.inquiries), "asked_steps": list(judgement.asked_steps),
-                          "progress": judgement.progress, "invalid_actions": judgement.invalid_actions},
+            "verdict": judgement.verdict.to_dict(),
+            "judgement": judgement.details(),
             "seconds": round(time.perf_counter() - self.started, 4),
         }
 
@@ -268,23 +244,18 @@ def _jsonable(value: Any) -> bool:
         return False
 
 
-def _prepare(agent: Agent, task: Any) -> None:
-    agent.reset(task.id)
-    start = getattr(agent, "start_episode", None)
-    if callable(start):
-        start(task)
-
-
-def run_batch(agent: Agent, tasks: Sequence[Any], config: EvalConfig, run_dir: Path | None,
-              on_done: Callable[[dict[str, Any]], None]) -> None:
-    """Run `tasks` with up to `config.workers` episodes in flight, one `act_batch` call per turn."""
-    pending = list(tasks)
+def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path | None,
+              on_done: Callable[[dict[str, Any]], None], backend: Backend) -> None:
+    """Run `episodes` with up to `config.workers` of them in flight, one `act_batch` call per turn."""
+    pending = list(episodes)
     active: list[EpisodeRun] = []
     while pending or active:
         while pending and len(active) < config.workers:
-            task = pending.pop(0)
-            _prepare(agent, task)
-            active.append(EpisodeRun(task, config, run_dir))
+            episode = pending.pop(0)
+            run = EpisodeRun(episode, config, run_dir, backend)
+            agent.reset(episode.id)
+            agent.start_episode(episode, run.play.env)
+            active.append(run)
         outputs = agent.act_batch([run.request() for run in active])
         if len(outputs) != len(active):
             raise ConfigError(f"agent {config.agent!r} answered {len(outputs)} of {len(active)} requests")
@@ -298,22 +269,23 @@ def run_batch(agent: Agent, tasks: Sequence[Any], config: EvalConfig, run_dir: P
         active = still
 
 
-def build_agent(config: EvalConfig, task: Any | None = None) -> Agent:
-    """The configured agent (for re-seeded kinds, seeded for `task`)."""
+def build_agent(config: EvalConfig, episode: EpisodeRef | None = None) -> Agent:
+    """The configured agent (for re-seeded kinds, seeded for `episode`)."""
     options = config.agent_kwargs()
-    if task is not None and config.agent_kind in RESEEDED_KINDS:
-        options["seed"] = episode_seed(config.seed, task.id)
+    if episode is not None and config.agent_kind in RESEEDED_KINDS:
+        options["seed"] = episode_seed(config.seed, episode.id)
     return make_agent(config.agent, **options)
 
 
-def run_one(task: Any, config: EvalConfig, run_dir: Path | None, agent: Agent | None = None) -> dict[str, Any]:
+def run_one(episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend,
+            agent: Agent | None = None) -> dict[str, Any]:
     """Run and judge one episode with its own (or the given) agent; returns its record."""
     own = agent is None or config.agent_kind in RESEEDED_KINDS
-    use = build_agent(config, task) if own else agent
+    use = build_agent(config, episode) if own else agent
     assert use is not None
     records: list[dict[str, Any]] = []
     try:
-        run_batch(use, [task], replace_workers(config, 1), run_dir, records.append)
+        run_batch(use, [episode], replace_workers(config, 1), run_dir, records.append, backend)
     finally:
         if own and use is not agent:
             use.close()
@@ -333,11 +305,12 @@ _WORKER: dict[str, Any] = {}
 def _worker_init(config: EvalConfig, run_dir: str | None) -> None:
     _WORKER["config"] = config
     _WORKER["run_dir"] = Path(run_dir) if run_dir else None
+    _WORKER["backend"] = config.backend()
     _WORKER["agent"] = None if config.agent_kind in RESEEDED_KINDS else build_agent(config)
 
 
-def _worker_run(task: Any) -> dict[str, Any]:
-    return run_one(task, _WORKER["config"], _WORKER["run_dir"], _WORKER["agent"])
+def _worker_run(episode: EpisodeRef) -> dict[str, Any]:
+    return run_one(episode, _WORKER["config"], _WORKER["run_dir"], _WORKER["backend"], _WORKER["agent"])
 
 
 # ----- the run directory ----------------------------------------------------------------------------------------
@@ -448,7 +421,16 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
     """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode."""
     config.validate()
     started = time.perf_counter()
-    tasks = suite_episodes(config.suite, config.split, config.episodes, config.seed)
+    backend = config.backend()
+    try:
+        return _run(config, backend, started, progress)
+    finally:
+        backend.close()
+
+
+def _run(config: EvalConfig, backend: Backend, started: float,
+         progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+    tasks = suite_episodes(config, backend)
     run_dir, log, previous = _open_run_dir(config)
     wanted = {t.id for t in tasks}
     finished = {r["id"]: r for r in previous if r.get("id") in wanted}
@@ -474,11 +456,11 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
         workers = 1 if kind in SERIAL_KINDS else config.workers
         if kind in RESEEDED_KINDS:
             for task in todo:
-                on_done(run_one(task, config, run_dir))
+                on_done(run_one(task, config, run_dir, backend))
         else:
             agent = build_agent(config)
             try:
-                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done)
+                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
             finally:
                 agent.close()
     else:
@@ -510,4 +492,4 @@ def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary |
 
 
 __all__ = ["EvalConfig", "EvalResult", "EpisodeRun", "EpisodeLog", "run_eval", "run_batch", "run_one",
-           "suite_episodes", "load_run", "verdicts_of", "safe_name", "needs_inquiry_summary", "SUITES"]
+           "suite_episodes", "load_run", "verdicts_of", "safe_name", "needs_inquiry_summary"]

@@ -17,7 +17,9 @@ from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.tasks.spec import fill, template_pieces
-from mobile_r1.train.grpo import PromptInput
+from mobile_r1.agents.base import ModelView
+from mobile_r1.models.generation import PromptInput
+from mobile_r1.train.config import TrainConfig
 
 
 @dataclass
@@ -244,3 +246,93 @@ def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch
     if not present:
         return {}
     return {k: torch.cat([v[k] for v in present]) for k in present[0]}
+
+
+# ----- episode files, the view, the data order -------------------------------------------------------------------
+
+
+def load_episode_files(paths: list[str]) -> list[Episode]:
+    from mobile_r1.core.formats import load_any
+
+    episodes: list[Episode] = []
+    for path in paths:
+        if not Path(path).exists():
+            raise DataError(f"data file {path} not found; check data.train / data.eval in the config")
+        _, loaded = load_any(path)
+        episodes.extend(loaded)
+    return episodes
+
+
+def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
+    """Train and held-out episodes: `data.eval` when given, else a seeded `eval_fraction` of `data.train`."""
+    if not config.data.train:
+        raise ConfigError("data.train is empty; list episode files to train on")
+    train = load_episode_files(config.data.train)
+    if config.data.eval:
+        return train, load_episode_files(config.data.eval)
+    n_eval = int(round(len(train) * config.data.eval_fraction))
+    if n_eval == 0:
+        return train, []
+    order = list(range(len(train)))
+    random.Random(config.run.seed).shuffle(order)
+    held = set(order[:n_eval])
+    return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
+
+
+
+def model_view(config: TrainConfig) -> ModelView:
+    """How the policy sees the phone: the data section's dialect, observation mode and history, the Qwen frame
+    (the frame training examples are written in, so coordinates mean the same thing in every stage). Saved next
+    to every final model, so `hf:` agents prompt it the same way by default."""
+    d = config.data
+    return ModelView.create(d.dialect, observation_mode=d.observation_mode, frame="qwen", prescale=d.prescale,
+                            min_pixels=d.min_pixels, max_pixels=d.max_pixels, history_window=d.history_window)
+
+
+def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSettings:
+    d = config.data
+    return PromptSettings(
+        dialect=d.dialect,
+        observation_mode=d.observation_mode,
+        history_window=d.history_window,
+        prescale=d.prescale,
+        min_pixels=d.min_pixels,
+        max_pixels=d.max_pixels,
+        image_dir=d.image_dir or image_dir,
+        thought=d.thought,
+    )
+
+
+def epoch_order(epoch: int, n: int, seed: int, lengths: list[int] | None = None, batch_size: int = 1) -> list[int]:
+    """The order examples are read in during `epoch`: a seeded permutation; with `lengths`, grouped by length.
+
+    Grouping (as transformers' LengthGroupedSampler does) sorts each run of 16 batches of the permutation by length,
+    longest first, so a batch pads little; which examples share a run stays random.
+    """
+    g = torch.Generator().manual_seed(seed * 100_003 + epoch)
+    order = torch.randperm(n, generator=g).tolist()
+    if lengths is None:
+        return order
+    run = 16 * batch_size
+    return [i for start in range(0, n, run) for i in sorted(order[start : start + run], key=lambda k: -lengths[k])]
+
+
+def batch_positions(step: int, batch_size: int, n: int, seed: int, lengths: list[int] | None = None) -> list[int]:
+    """Example indices of optimizer step `step`: `epoch_order` of each epoch, read in order.
+
+    The data position is a pure function of the step, so a resumed run reads exactly what the killed one would.
+    """
+    out: list[int] = []
+    orders: dict[int, list[int]] = {}
+    for pos in range(step * batch_size, (step + 1) * batch_size):
+        epoch, offset = divmod(pos, n)
+        if epoch not in orders:
+            orders[epoch] = epoch_order(epoch, n, seed, lengths, batch_size)
+        out.append(orders[epoch][offset])
+    return out
+
+
+
+def examples_for_rank(examples: list[StepExample], positions: list[int], rank: int, world: int) -> list[StepExample]:
+    """This process's share of a batch."""
+    return [examples[i] for i in positions[rank::world]]
