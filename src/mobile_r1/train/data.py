@@ -71,15 +71,23 @@ def open_screenshot(observation: Observation, image_dir: str | None = None) -> A
 
     image = observation.screenshot
     if image is not None and hasattr(image, "png") and not hasattr(image, "convert"):  # EncodedImage from a data file
-        return Image.open(io.BytesIO(image.png()))
-    if image is not None:
+        source: Any = io.BytesIO(image.png())
+        name = "an embedded screenshot"
+    elif image is not None:
         return image
-    if not observation.screenshot_path:
-        raise DataError("observation_mode 'image' needs screenshots, but a step has none; use observation_mode 'text'")
-    path = Path(image_dir or ".") / observation.screenshot_path
-    if not path.is_file():
-        raise DataError(f"screenshot {path} not found; set data.image_dir to the episodes' image folder")
-    return Image.open(path)
+    else:
+        if not observation.screenshot_path:
+            raise DataError("observation_mode 'image' needs screenshots, but a step has none; use observation_mode 'text'")
+        source = Path(image_dir or ".") / observation.screenshot_path
+        name = f"screenshot {source}"
+        if not source.is_file():
+            raise DataError(f"{name} not found; set data.image_dir to the episodes' image folder")
+    try:
+        opened = Image.open(source)
+        opened.load()
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{name} cannot be read as an image ({exc})") from None
+    return opened
 
 
 def fit_to_frame(image: Any, frame: Frame) -> Any:

@@ -6,8 +6,9 @@
 
 Screenshot paths in the file are relative to the images folder; `load_episodes` returns them absolute and refuses any
 that leads outside the store's folder (`core.formats.paths`). In-memory screenshots (`Observation.screenshot`,
-anything with a PIL-style `.save(path)`) are written there as PNG; screenshots given as paths to existing files
-elsewhere are copied in. The episodes passed in are never modified.
+anything with a PIL-style `.save(path)`, such as screenshots embedded in TFRecord or parquet files) are written there
+as PNG; screenshots given as absolute paths are copied in (a missing one stops the save with a DataError: a converted
+store never silently loses an image). The episodes passed in are never modified.
 """
 
 from __future__ import annotations
@@ -63,7 +64,10 @@ def _store_screenshot(image: object, path: str | None, images: Path, episode_id:
         name = f"{safe_id}_{index:03d}.png"
         image.save(images / name)  # type: ignore[attr-defined]
         return name
-    if path is not None and Path(path).is_absolute() and Path(path).is_file():
+    if path is not None and Path(path).is_absolute() and not Path(path).is_file():
+        raise DataError(f"episode {episode_id!r} step {index}: screenshot {path} not found; the store would lose it "
+                        "(restore the file, or point --image-root at the folder that holds it)")
+    if path is not None and Path(path).is_absolute():
         images.mkdir(parents=True, exist_ok=True)
         source = Path(path)
         name = f"{safe_id}_{index:03d}{source.suffix}"
