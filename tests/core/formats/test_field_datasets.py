@@ -17,7 +17,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from mobile_r1.agents import AgentOutput, register_agent
+from mobile_r1.agents.base import Agent
+from mobile_r1.cli.main import main
 from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import ParseResult
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.formats import EncodedImage, detect_format, field_matcher, load_any, save_episodes
 
@@ -310,3 +314,45 @@ def test_convert_keeps_embedded_screenshots(tmp_path: Path) -> None:
         shots = [s.observation.screenshot_path for e in again for s in e.steps]
         assert shots and all(Path(p).is_file() for p in shots)
         assert Image.open(shots[0]).size == episodes[0].steps[0].observation.screenshot.size
+
+
+# ----- the CLI on each dataset: statistics, and offline evaluation with the field's matcher -----------------------------
+BUILDERS = {
+    "android-control": android_control_file,
+    "android-control-parquet": android_control_parquet,
+    "aitw": aitw_file,
+    "gui-odyssey": odyssey_folder,
+    "amex": amex_folder,
+    "mobile-r1": mobile_r1_release,
+}
+
+
+class _Replay(Agent):
+    """Answers each labelled step with its label (so the scorer's conventions are checked end to end)."""
+
+    labels: dict[tuple[str, int], Action] = {}
+
+    def act(self, request):  # type: ignore[no-untyped-def]
+        action = self.labels[(request.episode_id or "", len(request.history))]
+        return AgentOutput(str(action), ParseResult(action, "", "", True, None, str(action)), action)
+
+
+@pytest.mark.parametrize("fmt", list(BUILDERS))
+def test_stats_and_eval_offline_on_each_dataset(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if fmt == "android-control-parquet":
+        pytest.importorskip("pyarrow")
+    path = BUILDERS[fmt](tmp_path)
+    assert main(["data", "stats", str(path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    _, episodes = load_any(path)
+    assert figures["format"] == fmt and figures["steps"] == sum(len(e.steps) for e in episodes) > 0
+    assert sum(figures["action_types"].values()) == figures["steps"]
+    assert main(["data", "stats", str(path)]) == 0
+    table = capsys.readouterr().out
+    assert f"({fmt})" in table and "action: " in table
+    _Replay.labels = {(e.id, i): s.action for e in episodes for i, s in enumerate(e.steps)}
+    register_agent("replay-labels", lambda arg, **kw: _Replay(), replace=True)
+    matcher = field_matcher(fmt)
+    assert main(["eval-offline", "--agent", "replay-labels", "--data", str(path), "--matcher", matcher, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert summary["preset"] == matcher and summary["steps"] == figures["steps"] and summary["step_sr"] == 1.0
