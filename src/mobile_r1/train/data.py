@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -13,6 +15,7 @@ import torch
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
@@ -60,27 +63,68 @@ class StepExample:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _screen_size(episode: Episode, observation: Observation | None) -> tuple[int, int]:
-    if observation is not None:
-        return observation.screen_size
-    if episode.screen_size is not None:
-        return (int(episode.screen_size[0]), int(episode.screen_size[1]))
-    raise DataError(f"episode {episode.id}: a step has no observation and the episode no screen_size")
+def open_screenshot(observation: Observation, image_dir: str | None = None) -> Any:
+    """The observation's screenshot as a PIL image: in memory (PIL, or bytes from a data file), else its file.
 
-
-def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+    A relative `screenshot_path` is joined to `image_dir`; loaders give absolute paths, already checked to lie
+    inside the dataset's folder.
+    """
     from PIL import Image
 
     image = observation.screenshot
-    if image is None:
+    if image is not None and hasattr(image, "png") and not hasattr(image, "convert"):  # EncodedImage from a data file
+        source: Any = io.BytesIO(image.png())
+        name = "an embedded screenshot"
+    elif image is not None:
+        return image
+    else:
         if not observation.screenshot_path:
             raise DataError("observation_mode 'image' needs screenshots, but a step has none; use observation_mode 'text'")
-        path = Path(settings.image_dir or ".") / observation.screenshot_path
-        if not path.is_file():
-            raise DataError(f"screenshot {path} not found; set data.image_dir to the episodes' image folder")
-        image = Image.open(path)
-    # resize straight to the smart_resize size, so the image processor leaves it as is and the frame is exact
+        source = Path(image_dir or ".") / observation.screenshot_path
+        name = f"screenshot {source}"
+        if not source.is_file():
+            raise DataError(f"{name} not found; set data.image_dir to the episodes' image folder")
+    try:
+        opened = Image.open(source)
+        opened.load()
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{name} cannot be read as an image ({exc})") from None
+    return opened
+
+
+def fit_to_frame(image: Any, frame: Frame) -> Any:
+    """The image in RGB resized straight to the frame's size, so an image processor leaves it as is and the frame
+    is exact (training and `mobile-r1 data export` both show the model this image)."""
+    from PIL import Image
+
     return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
+
+
+def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+    return fit_to_frame(open_screenshot(observation, settings.image_dir), frame)
+
+
+class ScreenshotWriter:
+    """Writes screenshots resized to their model frame as PNG files into one folder (`mobile-r1 data export`).
+
+    The same screenshot in the same frame is written once (InquireMobile prompts show the previous screen again).
+    """
+
+    def __init__(self, folder: Path, image_dir: str | None = None) -> None:
+        self.folder = Path(folder)
+        self.image_dir = image_dir
+        self._names: dict[tuple[object, int, int], str] = {}
+
+    def put(self, observation: Observation, frame: Frame) -> str:
+        source: object = observation.screenshot_path if observation.screenshot is None else id(observation.screenshot)
+        key = (source, int(frame.width), int(frame.height))
+        name = self._names.get(key)
+        if name is None:
+            name = f"{len(self._names):06d}.png"
+            image = fit_to_frame(open_screenshot(observation, self.image_dir), frame)
+            image.save(self.folder / name, format="PNG")
+            self._names[key] = name
+        return name
 
 
 def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str,
@@ -147,53 +191,49 @@ def drop_instruction_words(episodes: list[Episode], p: float, seed: int) -> list
     return out
 
 
-def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:
-    """Every step of every episode as an example (history = the episode's earlier steps)."""
+def step_examples(episodes: list[Episode], settings: PromptSettings,
+                  skipped: Counter[str] | None = None) -> list[StepExample]:
+    """Every step the dialect can say as an example (history = the episode's earlier steps).
+
+    Steps go through `core.formats.steps.model_steps`, as `mobile-r1 data export` does: labels and history in the
+    Qwen frame of `settings` (pre-scale, pixel bounds); an `open` the dialect lacks becomes a click on the app's
+    launcher icon when the screen shows it; other steps the dialect cannot say are left out and counted in `skipped`.
+    """
     dialect = get_dialect(settings.dialect)
+    frames = FrameSettings(settings.prescale, settings.min_pixels, settings.max_pixels)
     out: list[StepExample] = []
-    for episode in episodes:
-        for index, step in enumerate(episode.steps):
-            screen = _screen_size(episode, step.observation)
-            model = Frame.qwen(
-                screen[0], screen[1], prescale=settings.prescale, min_pixels=settings.min_pixels, max_pixels=settings.max_pixels
+    for ms in model_steps(episodes, dialect, frames, skipped):
+        episode, step, label, model = ms.episode, ms.step, ms.step.action, ms.frame
+        messages = dialect.build_messages(
+            episode.instruction,
+            step.observation,
+            ms.history,
+            observation_mode=settings.observation_mode,
+            model_frame=model,
+            history_window=settings.history_window,
+        )
+        images: list[Any] = []
+        if settings.observation_mode == "image":
+            shown = dialect.image_observations(step.observation, ms.history, history_window=settings.history_window)
+            images = [_load_image(o, settings, frames.frame(o.screen_size)) for o in shown]
+        thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
+        try:
+            target = dialect.render(label, thought, step.description)
+        except ActionError as exc:
+            raise DataError(f"episode {episode.id}, step {ms.index}: {exc}; choose another data.dialect") from None
+        out.append(
+            StepExample(
+                episode_id=episode.id,
+                step_index=ms.index,
+                messages=messages,
+                images=images,
+                target=target,
+                label=label,
+                bbox=step.bbox,
+                screen_size=ms.screen_size,
+                model_size=(int(model.width), int(model.height)),
             )
-            if episode.frame == "model" and episode.model_size is not None:
-                source = Frame(*episode.model_size)
-            else:
-                source = Frame.screen(*screen)
-            label = step.action.map_points(lambda p: source.map(p, model))
-            # earlier actions in the model frame, as the agents show them (`mobile_r1.agents.base`)
-            history = [replace(s, action=s.action.map_points(lambda p: source.map(p, model))) for s in episode.steps[:index]]
-            messages = dialect.build_messages(
-                episode.instruction,
-                step.observation,
-                history,
-                observation_mode=settings.observation_mode,
-                model_frame=model,
-                history_window=settings.history_window,
-            )
-            images: list[Any] = []
-            if settings.observation_mode == "image":
-                shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
-                images = [_load_image(o, settings, model) for o in shown]
-            thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
-            try:
-                target = dialect.render(label, thought, step.description)
-            except ActionError as exc:
-                raise DataError(f"episode {episode.id}, step {index}: {exc}; choose another data.dialect") from None
-            out.append(
-                StepExample(
-                    episode_id=episode.id,
-                    step_index=index,
-                    messages=messages,
-                    images=images,
-                    target=target,
-                    label=label,
-                    bbox=step.bbox,
-                    screen_size=screen,
-                    model_size=(int(model.width), int(model.height)),
-                )
-            )
+        )
     return out
 
 
