@@ -43,7 +43,7 @@ def read(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Expert episodes of the simulated phone, as `mobile-r1 data generate` writes them (324 x 720 screenshots)."""
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
 
     out = tmp_path_factory.mktemp("generated") / "expert"
     generate("inquire-sim", "train", 6, out, seed=0, scale=0.3)
