@@ -134,3 +134,38 @@ def test_stage3_rollouts_and_training_run_on_the_toy_phone(tmp_path: Path, fork:
     assert result.steps == 2 and "reward_mean" in result.last_metrics and "eval_success_rate" in result.last_eval
     played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
     assert played and all(r["episode"].startswith("toy.") for r in played)
+
+
+class _Flaky(toy_phone.ToyBackend):
+    """The toy phone whose steps fail on the infrastructure's side for the episodes named in `broken`."""
+
+    broken: set[str] = set()
+
+    def open(self, episode: Any, max_steps: int | None = None) -> Any:
+        from mobile_r1.core.errors import InfraError
+
+        env = super().open(episode, max_steps)
+        if episode.id in self.broken:
+            def fail(action: Action) -> Any:
+                raise InfraError(f"{episode.id}: the device went away")
+            env._step = fail  # type: ignore[method-assign]
+        return env
+
+
+def test_infrastructure_failures_are_counted_apart_and_resumed(tmp_path: Path) -> None:
+    toy_phone.register_backend("toy-flaky", lambda argument, **options: _Flaky(**options), replace=True)
+    episodes = toy_phone.ToyBackend().episodes("toy", "test", 6)
+    _Flaky.broken = {episodes[1].id, episodes[2].id}
+    out = tmp_path / "run"
+    first = run_eval(EvalConfig(agent="oracle", env="toy-flaky", suite="toy", episodes=6, out=out))
+    assert sorted(first.infra_errors) == sorted(_Flaky.broken)
+    assert len(first.verdicts) == 4 and first.report.overall.sr.value == 1.0  # failures are not in SR
+    assert json.loads((out / "metrics.json").read_text())["infra_errors"] == 2
+    _, failed = load_run(out, infra=True)
+    assert {r["id"] for r in failed if r.get("infra_error")} == _Flaky.broken
+    _Flaky.broken = set()  # the device is back
+    second = run_eval(EvalConfig(agent="oracle", env="toy-flaky", suite="toy", episodes=6, out=out, resume=True))
+    assert second.ran == 2 and second.skipped == 4 and second.infra_errors == []
+    assert len(second.verdicts) == 6 and all(v.success for v in second.verdicts)
+    _, records = load_run(out)
+    assert len(records) == 6 and all(r.get("infra_error") is None for r in records)

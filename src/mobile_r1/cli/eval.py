@@ -100,6 +100,9 @@ def eval_command(
         typer.echo(json.dumps({**result.report.to_dict(),
                                "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
     Console(width=160).print(metrics_table(result.report, title, result.needs_inquiry))
+    if result.infra_errors:
+        console.print(f"{len(result.infra_errors)} episode(s) failed on the phone's side (infrastructure errors, left out of "
+                      "every figure); run again with --resume to play them", markup=False)
     if result.run_dir is not None:
         console.print(f"wrote {result.run_dir}/episodes.jsonl and metrics.json")
 

@@ -23,3 +23,8 @@ class EnvError(MobileR1Error, RuntimeError):
 
 class CapabilityError(ConfigError):
     """A phone backend lacks an optional capability something needs (forking for GRPO groups, an expert plan, ...)."""
+
+
+class InfraError(EnvError):
+    """The phone's infrastructure failed (a device gone, a server erroring, restarting or timing out): the episode is
+    not the agent's failure. Evaluation records it apart from the judged episodes and `--resume` plays it again."""

@@ -10,6 +10,11 @@ trajectory with model text, parsed action, user replies, screenshot paths, and t
 then flushed and fsynced, so a killed run loses at most the episodes in flight; `resume=True` drops a torn last
 line, skips finished episodes and runs only the rest, so the final metrics equal an uninterrupted run's.
 
+An episode whose phone fails (`core.errors.InfraError`: a device gone, a server erroring or timing out) is not the
+agent's failure: its record carries `infra_error` instead of a verdict, it is counted apart (`EvalResult.infra_errors`,
+`metrics.json`'s "infra_errors") and left out of every metric, and `resume=True` plays it again (readers take the
+last record of an episode: `load_run`).
+
 Episodes come from the backend `env` names (`sim`, the built-in simulated phone, by default; see
 `mobile_r1.env.make_backend`) and are played through `eval.episode.EpisodePlay`, the code stage-3 rollouts use too.
 They run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
@@ -29,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
-from mobile_r1.core.errors import ConfigError, DataError
+from mobile_r1.core.errors import ConfigError, DataError, InfraError
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, make_backend
@@ -127,6 +132,7 @@ class EvalResult:
     skipped: int = 0
     seconds: float = 0.0
     needs_inquiry: MetricSummary | None = None
+    infra_errors: list[str] = field(default_factory=list)  # episodes whose phone failed (not judged; --resume reruns)
 
 
 # ----- suites ---------------------------------------------------------------------------------------------------
@@ -211,21 +217,14 @@ class EpisodeRun:
 
     def finish(self) -> dict[str, Any]:
         """Judge the episode, release the phone and return its episodes.jsonl record."""
-        env, episode = self.play.env, self.play.episode
+        env = self.play.env
         final_screen = self._save_screen(self.play.observation, "final")
         try:
             judgement = env.judge()
         finally:
             env.close()
         return {
-            "id": episode.id,
-            "task": episode.task,
-            "instruction": episode.instruction,
-            "category": episode.category,
-            "subcategory": episode.subcategory,
-            "split": episode.split,
-            "seed": episode.seed,
-            "apps": list(episode.apps),
+            **episode_fields(self.play.episode),
             "budget": env.budget,
             "truncated": env.truncated,
             "steps": self.trajectory,
@@ -234,6 +233,34 @@ class EpisodeRun:
             "judgement": judgement.details(),
             "seconds": round(time.perf_counter() - self.started, 4),
         }
+
+    def fail(self, error: InfraError) -> dict[str, Any]:
+        """The record of an episode whose phone failed: the steps so far and what failed, no verdict."""
+        try:
+            self.play.env.close()
+        except Exception:  # the phone is already gone
+            pass
+        return infra_record(self.play.episode, error, self.trajectory, time.perf_counter() - self.started)
+
+
+def episode_fields(episode: EpisodeRef) -> dict[str, Any]:
+    """What a run's episode record says about the episode itself."""
+    return {
+        "id": episode.id,
+            "task": episode.task,
+            "instruction": episode.instruction,
+            "category": episode.category,
+            "subcategory": episode.subcategory,
+            "split": episode.split,
+            "seed": episode.seed,
+            "apps": list(episode.apps),
+    }
+
+
+def infra_record(episode: EpisodeRef, error: InfraError, steps: list[dict[str, Any]] | None = None,
+                 seconds: float = 0.0) -> dict[str, Any]:
+    return {**episode_fields(episode), "steps": steps or [], "verdict": None, "infra_error": str(error),
+            "seconds": round(seconds, 4)}
 
 
 def _jsonable(value: Any) -> bool:
@@ -252,20 +279,29 @@ def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, 
     while pending or active:
         while pending and len(active) < config.workers:
             episode = pending.pop(0)
-            run = EpisodeRun(episode, config, run_dir, backend)
+            try:
+                run = EpisodeRun(episode, config, run_dir, backend)
+            except InfraError as exc:
+                on_done(infra_record(episode, exc))
+                continue
             agent.reset(episode.id)
             agent.start_episode(episode, run.play.env)
             active.append(run)
+        if not active:
+            continue
         outputs = agent.act_batch([run.request() for run in active])
         if len(outputs) != len(active):
             raise ConfigError(f"agent {config.agent!r} answered {len(outputs)} of {len(active)} requests")
         still: list[EpisodeRun] = []
         for run, output in zip(active, outputs):
-            run.advance(output)
-            if run.done:
-                on_done(run.finish())
-            else:
-                still.append(run)
+            try:
+                run.advance(output)
+                if run.done:
+                    on_done(run.finish())
+                else:
+                    still.append(run)
+            except InfraError as exc:
+                on_done(run.fail(exc))
         active = still
 
 
@@ -369,22 +405,35 @@ class EpisodeLog:
 
 
 def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
-    """The verdicts of episode records (each carries a "verdict" object)."""
+    """The verdicts of episode records (each carries a "verdict" object; records of infrastructure failures, which
+    carry none, are left out)."""
     out = []
     for r in records:
+        if r.get("infra_error") is not None:
+            continue
         data = dict(r["verdict"])
         data.setdefault("episode_id", r.get("id"))
         out.append(EpisodeVerdict.from_dict(data))
     return out
 
 
-def load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A run directory's options (run.json) and finished episode records."""
+def load_run(run_dir: Path, infra: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run directory's options (run.json) and its episode records: the last record of each episode, in the order
+    they were first written; those of infrastructure failures only with `infra=True`."""
     run_dir = Path(run_dir)
     if not (run_dir / EPISODES_FILE).exists():
         raise DataError(f"{run_dir} holds no {EPISODES_FILE}; pass a folder written by 'mobile-r1 eval --out'")
     options = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")) if (run_dir / RUN_FILE).exists() else {}
-    return options, EpisodeLog(run_dir / EPISODES_FILE).read()
+    return options, latest_records(EpisodeLog(run_dir / EPISODES_FILE).read(), infra)
+
+
+def latest_records(records: Iterable[dict[str, Any]], infra: bool = False) -> list[dict[str, Any]]:
+    """The last record of each episode id (a resumed run appends a new one after an infrastructure failure)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for record in records:
+        latest.pop(str(record.get("id")), None)
+        latest[str(record.get("id"))] = record
+    return [r for r in latest.values() if infra or r.get("infra_error") is None]
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -433,7 +482,7 @@ def _run(config: EvalConfig, backend: Backend, started: float,
     tasks = suite_episodes(config, backend)
     run_dir, log, previous = _open_run_dir(config)
     wanted = {t.id for t in tasks}
-    finished = {r["id"]: r for r in previous if r.get("id") in wanted}
+    finished = {r["id"]: r for r in latest_records(previous) if r.get("id") in wanted}
     todo = [t for t in tasks if t.id not in finished]
     records: dict[str, dict[str, Any]] = dict(finished)
     total = len(tasks)
@@ -475,14 +524,16 @@ def _run(config: EvalConfig, backend: Backend, started: float,
                 on_done(future.result())
     ordered = [records[t.id] for t in tasks if t.id in records]
     verdicts = verdicts_of(ordered)
+    failed = [r["id"] for r in ordered if r.get("infra_error") is not None]
     report = summarize(verdicts)
     needs = needs_inquiry_summary(verdicts)
     if run_dir is not None:
-        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "suite": config.suite, "split": config.split,
-                                             "episodes": len(verdicts), **report.to_dict(),
+        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
+                                             "split": config.split, "episodes": len(verdicts),
+                                             "infra_errors": len(failed), **report.to_dict(),
                                              "needs_inquiry": needs.to_dict() if needs else None})
     return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
-                      seconds=time.perf_counter() - started, needs_inquiry=needs)
+                      seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed)
 
 
 def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary | None:
@@ -492,4 +543,4 @@ def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary |
 
 
 __all__ = ["EvalConfig", "EvalResult", "EpisodeRun", "EpisodeLog", "run_eval", "run_batch", "run_one",
-           "suite_episodes", "load_run", "verdicts_of", "safe_name", "needs_inquiry_summary"]
+           "suite_episodes", "load_run", "latest_records", "verdicts_of", "safe_name", "needs_inquiry_summary"]
