@@ -25,7 +25,9 @@ from mobile_r1.train.task_grpo import (
     RewardWeights,
     TaskRolloutSource,
     discounted_returns,
+    episode_advantages,
     gigpo_step_advantages,
+    loss_weights,
     step_rewards,
     trajectory_advantages,
     trajectory_reward,
@@ -64,12 +66,59 @@ def test_gigpo_groups_steps_that_share_a_state() -> None:
     assert again[0] == pytest.approx([-0.25, 0.25]) and again[1] == [0.0]
 
 
-def test_step_rewards_spread_the_format_term_and_sum_to_the_trajectory_reward() -> None:
-    # R = 1 + 0.2 * mean(1, -1, 1) = 1.0667; steps get 0.2 * f / 3, the last also the rest (1)
-    r = step_rewards([1.0, -1.0, 1.0], 1.0 + 0.2 / 3, 0.2)
-    assert r == pytest.approx([0.2 / 3, -0.2 / 3, 0.2 / 3 + 1.0]) and sum(r) == pytest.approx(1.0 + 0.2 / 3)
+def test_step_rewards_penalise_a_broken_step_on_its_own_step_and_pay_the_outcome_at_the_end() -> None:
+    # a valid step earns 0, a broken format -w/2, no action -w; the last step also the outcome (1: success)
+    assert step_rewards([1.0, -1.0, 0.0, 1.0], 1.0, 0.2) == pytest.approx([0.0, -0.2, -0.1, 1.0])
+    assert step_rewards([1.0, 1.0], 0.0, 0.2) == [0.0, 0.0]  # a failure with clean steps: nothing to return
     assert discounted_returns([1.0, 0.0, 2.0], 0.5) == pytest.approx([1.5, 1.0, 2.0])
     assert step_rewards([], 1.0, 0.2) == []
+
+
+def _traj(*keys: str, tokens: int = 1, fmt: float = 1.0) -> Any:
+    return SimpleNamespace(length=len(keys), turns=[SimpleNamespace(state_key=k, format_reward=fmt,
+                                                                    completion_ids=[0] * tokens) for k in keys])
+
+
+def test_among_equal_failures_gigpo_gives_no_step_an_advantage() -> None:
+    # four failed rollouts from one start, of different lengths (two stopped early, one ran long); every step valid.
+    # The old step rewards paid the trajectory's format term at its last step, discounted, so the short ones won.
+    group = [_traj("S", "A", "B", "C"), _traj("S"), _traj("S", "A"), _traj("S", "D", "E", "F", "G")]
+    weights = RewardWeights("success", format=0.2, inquiry=0.2)
+    failure = verdict(False, "not_needed", 0.0)
+    rewards = [trajectory_reward(failure, [1.0] * t.length, weights) for t in group]
+    out = trajectory_advantages(group, rewards, 4, "group", gigpo=True, format_weight=0.2, std_floor=0.1,
+                                outcomes=[0.0] * 4)
+    assert all(a == 0.0 for steps in out for a in steps)
+
+
+def test_shaping_noise_alone_gives_small_advantages() -> None:
+    # eight failures: seven at R = 0.400, one at 0.356 (one format slip). Divided by the std (0.0156), that one got
+    # A = -2.46, as large as a success would; divided by at least std_floor = 0.1 it gets -0.39
+    rewards = [0.4] * 7 + [0.356]
+    assert episode_advantages(rewards, 8, "group", 0.0)[-1] == pytest.approx(-2.46, abs=0.01)
+    floored = episode_advantages(rewards, 8, "group", 0.1)
+    assert floored[-1] == pytest.approx(-0.0385 / 0.1, abs=1e-3) and abs(sum(floored)) < 1e-9
+    # a real success still stands out: one success among seven failures
+    assert episode_advantages([1.0] + [0.0] * 7, 8, "group", 0.1)[0] == pytest.approx(0.875 / 0.35355, rel=1e-3)
+
+
+def test_within_a_group_the_advantages_weighted_as_the_loss_weighs_them_sum_to_zero() -> None:
+    # rollouts of very different lengths and token counts, one success; with GiGPO's step term too
+    group = [_traj("S", "A", "B", "C", "D", "E", tokens=30), _traj("S", "A", tokens=5), _traj("S", "F", "G", tokens=12),
+             _traj("S", tokens=7)]
+    rewards, outcomes = [0.2, 1.2, 0.2, 0.2], [0.0, 1.0, 0.0, 0.0]
+    for weighting in ("trajectory", "token"):
+        w = loss_weights(group, weighting)  # type: ignore[arg-type]
+        out = trajectory_advantages(group, rewards, 4, "group", gigpo=True, format_weight=0.2, std_floor=0.1,
+                                    outcomes=outcomes, weights=w)
+        weighted = sum(a * wi * len(turn.completion_ids) for t, adv, ws in zip(group, out, w)
+                       for turn, a, wi in zip(t.turns, adv, ws))
+        if weighting == "trajectory":
+            assert weighted == pytest.approx(0.0, abs=1e-9)
+            assert [sum(wi * len(turn.completion_ids) for turn, wi in zip(t.turns, ws)) for t, ws in zip(group, w)] \
+                == pytest.approx([1.0] * 4)
+        else:  # every token alike: the long failure dominates and the net push is downward
+            assert weighted < -10
 
 
 def test_trajectory_advantages_add_gigpo_to_the_episode_advantage() -> None:
@@ -80,7 +129,7 @@ def test_trajectory_advantages_add_gigpo_to_the_episode_advantage() -> None:
     rewards = [1.0, 0.0]
     plain = trajectory_advantages(group, rewards, 2, "none")
     assert plain == [[0.5, 0.5], [-0.5]]
-    mixed = trajectory_advantages(group, rewards, 2, "none", gigpo=True, gamma=0.9, gigpo_weight=2.0)
+    mixed = trajectory_advantages(group, rewards, 2, "none", gigpo=True, gamma=0.9, gigpo_weight=2.0, outcomes=rewards)
     # step returns at A: 0.9 (trajectory 0, one step before the end) and 0.0; centred +-0.45, weighted by 2
     assert mixed == [[pytest.approx(0.5 + 0.9), 0.5], [pytest.approx(-0.5 - 0.9)]]
 
@@ -162,7 +211,9 @@ def test_stage3_with_real_sampling_and_gigpo() -> None:
     rewards = [rollout.samples[0].reward, rollout.samples[2].reward]
     episode_only = trajectory_advantages(source.last, rewards, 2, "group")
     assert sum(s.advantage for s in rollout.samples) == pytest.approx(sum(map(sum, episode_only)), abs=1e-4)
-    with_steps = trajectory_advantages(source.last, rewards, 2, "group", gigpo=True, format_weight=0.2)
+    outcomes = [float(t.judge().verdict.success) for t in source.last]
+    with_steps = trajectory_advantages(source.last, rewards, 2, "group", gigpo=True, format_weight=0.2,
+                                       outcomes=outcomes, weights=loss_weights(source.last, "token"))
     assert [s.advantage for s in rollout.samples] == pytest.approx([a for t in with_steps for a in t])
 
 
@@ -246,3 +297,43 @@ def test_a_resumed_stage3_run_replays_what_the_killed_one_would_have(tmp_path: P
             assert a[key] == pytest.approx(b[key], abs=1e-6), (a["step"], key)
     played = [json.loads(line)["step"] for line in (tmp_path / "killed" / "trajectories.jsonl").read_text().splitlines()]
     assert played == [1, 1, 2, 2, 3, 3]
+
+
+def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -> None:
+    from mobile_r1.env import EpisodeRef
+
+    def ref(name: str) -> EpisodeRef:
+        return EpisodeRef(name, "do it", name.split("/")[0], "fake")
+
+    # which rollouts succeed in each episode's group of 2: no spread, spread, no spread, spread
+    outcomes = {"a/0": (False, False), "b/0": (True, False), "c/0": (True, True), "d/0": (False, True)}
+    played: list[list[str]] = []
+
+    class Source(TaskRolloutSource):
+        def _play(self, policy: Any, episodes: list[EpisodeRef], g: int) -> Any:
+            played.append([e.id for e in episodes])
+            trajectories, verdicts = [], []
+            for e in episodes:
+                for success in outcomes[e.id]:
+                    turn = SimpleNamespace(state_key="S", format_reward=1.0, completion_ids=[1, 2],
+                                           prompt=SimpleNamespace(ids=[3], vision=None), user_reply=None,
+                                           next_state_key="T")
+                    trajectories.append(SimpleNamespace(length=1, turns=[turn], group=0,
+                                                        judge=lambda s=success, e=e: SimpleNamespace(
+                                                            verdict=verdict(s, "not_needed", 4.0 if s else 0.0))))
+                    verdicts.append(verdict(success, "not_needed", 4.0 if success else 0.0))
+            return trajectories, verdicts
+
+    extra = {1: [ref("c/0"), ref("d/0")], 2: [ref("b/0")]}
+    source = Source(None, None, RolloutSettings(), RewardWeights(format=0.0), lambda step: [ref("a/0"), ref("b/0")],  # type: ignore[arg-type]
+                    dynamic_sampling=True, max_draw_rounds=3, extra_episodes=lambda step, r, n: extra[r][:n])
+    rollout = source.rollout(None, GRPOSettings(num_generations=2))  # type: ignore[arg-type]
+    # round 1 keeps b (a has no spread); round 2 asks for one more group and gets c (no spread); round 3 gets b again
+    assert played == [["a/0", "b/0"], ["c/0"], ["b/0"]]
+    assert rollout.metrics["groups_trained"] == 2.0 and rollout.metrics["groups_played"] == 4.0
+    assert rollout.metrics["no_outcome_spread"] == 0.5
+    assert len(rollout.samples) == 4 and {s.group for s in rollout.samples} == {0, 1}
+    assert sorted(s.advantage for s in rollout.samples) == pytest.approx([-0.5 / 0.7071] * 2 + [0.5 / 0.7071] * 2, rel=1e-3)
+    # without it, every group trains, the ones without spread with zero advantages
+    plain = Source(None, None, RolloutSettings(), RewardWeights(format=0.0), lambda step: [ref("a/0"), ref("b/0")])  # type: ignore[arg-type]
+    assert len(plain.rollout(None, GRPOSettings(num_generations=2)).samples) == 4  # type: ignore[arg-type]

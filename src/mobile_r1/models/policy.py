@@ -44,26 +44,54 @@ class Policy:
     takes_images: bool = False
     processor: Any = None
     uses_lora: bool = False
-    _reference: Any = field(default=None, repr=False)
+    _reference: Any = field(default=None, repr=False)  # a frozen copy of the model (full fine-tuning)
+    _reference_adapter: dict[str, torch.Tensor] | None = field(default=None, repr=False)  # the reference's LoRA weights
 
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
+    def freeze_reference(self) -> None:
+        """Take the weights as they are now as the KL reference: a stage calls this once, when it starts and before
+        any update (and again, identically, when it resumes), so the reference is the stage's starting policy.
+
+        With LoRA only the adapter's weights are kept (the reference is the base model with this adapter: a stage
+        that goes on training the previous stage's adapter is anchored to that stage's result, not to the base
+        model); without LoRA, a frozen copy of the whole model."""
+        model = unwrap(self.model)
+        if self.uses_lora:
+            self._reference_adapter = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
+            return
+        import copy
+
+        self._reference = copy.deepcopy(model).eval()
+        for p in self._reference.parameters():
+            p.requires_grad_(False)
+
     @contextlib.contextmanager
     def reference(self) -> Iterator[Any]:
-        """The frozen reference model: with LoRA the same weights with the adapter off, else a frozen copy."""
+        """The frozen reference model (see `freeze_reference`; without it, the base model with the adapter off under
+        LoRA, else a copy of the model made at first use). Use it under `torch.no_grad()`."""
+        model = unwrap(self.model)
+        if self.uses_lora and self._reference_adapter is not None:
+            params = dict(model.named_parameters())
+            current = {n: params[n].detach().clone() for n in self._reference_adapter}
+            with torch.no_grad():
+                for n, value in self._reference_adapter.items():
+                    params[n].copy_(value)
+            try:
+                yield model
+            finally:
+                with torch.no_grad():
+                    for n, value in current.items():
+                        params[n].copy_(value)
+            return
         if self.uses_lora:
-            model = unwrap(self.model)
             with model.disable_adapter():
                 yield model
             return
         if self._reference is None:
-            import copy
-
-            self._reference = copy.deepcopy(unwrap(self.model)).eval()
-            for p in self._reference.parameters():
-                p.requires_grad_(False)
+            self.freeze_reference()
         yield self._reference
 
     @contextlib.contextmanager

@@ -151,6 +151,14 @@ class TaskGRPOConfig(_Section):
     gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
     gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
     gigpo_weight: float = Field(1.0, ge=0.0, description="weight of the step-level advantage")
+    std_floor: float = Field(0.1, ge=0.0, description="advantages are divided by max(std, std_floor): a group whose "
+                             "rewards differ only by shaping noise keeps small advantages (0: std + 1e-4, as TRL)")
+    weighting: Literal["trajectory", "token"] = Field(
+        "trajectory", description="trajectory: each trajectory's tokens share a loss weight of 1, so advantages weighted "
+        "as the loss weighs them sum to zero in a group; token: every token alike (long trajectories dominate)")
+    dynamic_sampling: bool = Field(False, description="drop groups whose outcome has no spread and play more episodes "
+                                   "(DAPO), up to max_draw_rounds rounds per step")
+    max_draw_rounds: int = Field(3, ge=1, description="rounds of episodes a step may play with dynamic_sampling")
 
 
 class RunConfig(_Section):

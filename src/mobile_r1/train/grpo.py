@@ -19,10 +19,15 @@ samples into gradient steps:
                                                                         does not change the result)
             clip grad norm, optimizer step, scheduler step
 
-Aggregations (`loss_type`), with N sequences, mask m, lengths |o_i| = sum_t m_it:
-    grpo:    1/N sum_i (1/|o_i|) sum_t l_it                  (per-sequence mean, then mean; GRPO paper)
-    dapo:    (sum_i sum_t l_it) / (sum_i |o_i|)              (per token over the whole batch; DAPO, InquireMobile)
-    dr_grpo: (sum_i sum_t l_it) / (N * max_completion_length)  (constant normaliser; Dr. GRPO)
+Aggregations (`loss_type`), with N sequences, mask m, lengths |o_i| = sum_t m_it and sample weights w_i (1 unless a
+source sets them; stage 3 gives each trajectory a total weight of 1 over its tokens):
+    grpo:    (sum_i w_i (1/|o_i|) sum_t l_it) / (sum_i w_i)          (per-sequence mean, then mean; GRPO paper)
+    dapo:    (sum_i w_i sum_t l_it) / (sum_i w_i |o_i|)              (per token over the whole batch; DAPO, InquireMobile)
+    dr_grpo: (sum_i w_i sum_t l_it) / (sum_i w_i * max_completion_length)  (constant normaliser; Dr. GRPO)
+With every w_i = 1 these are the usual formulas, bit for bit.
+
+The old and reference log-probs are computed under the same autocast as the update, so the first iteration's ratio
+is exactly 1 in bf16 too.
 """
 
 from __future__ import annotations
@@ -78,7 +83,8 @@ class Sample:
     """One completion to learn from: token ids of the prompt and completion, and its advantage.
 
     `vision` holds the prompt's image tensors (`pixel_values`, `image_grid_thw`) for VL models. `old_logps`
-    and `ref_logps` are filled by the engine. `reward` and `group` are kept for logging.
+    and `ref_logps` are filled by the engine. `reward` and `group` are kept for logging. `weight` multiplies the
+    sample's tokens in the loss (see the module docstring).
     """
 
     prompt_ids: list[int]
@@ -87,6 +93,7 @@ class Sample:
     reward: float = 0.0
     group: int = 0
     vision: dict[str, torch.Tensor] | None = None
+    weight: float = 1.0
     old_logps: torch.Tensor | None = None
     ref_logps: torch.Tensor | None = None
 
@@ -159,12 +166,13 @@ def grpo_loss(
     epsilon_high: float | None,
     beta: float,
     normaliser: float,
+    weights: torch.Tensor | None = None,
 ) -> LossTerms:
     """The clipped GRPO objective for one micro-batch, already divided by the whole batch's `normaliser`.
 
-    Shapes: logps, old_logps, ref_logps, mask (B, T); advantages (B,). `normaliser` is what `batch_normaliser`
-    returns for the full batch (N sequences for grpo, total tokens for dapo, N * L_max for dr_grpo), so the sum
-    of the micro-batch losses is the batch loss.
+    Shapes: logps, old_logps, ref_logps, mask (B, T); advantages, weights (B,). `normaliser` is what
+    `batch_normaliser` returns for the full batch (sum of weights for grpo, of weighted tokens for dapo, of weights
+    times L_max for dr_grpo), so the sum of the micro-batch losses is the batch loss.
     """
     mask = mask.to(logps.dtype)
     ratio = torch.exp(logps - old_logps)
@@ -178,11 +186,12 @@ def grpo_loss(
         delta = ref_logps - logps
         kl = torch.exp(delta) - delta - 1
         token_loss = token_loss + beta * kl
+    weighted = mask if weights is None else mask * weights.to(mask.dtype).unsqueeze(1)
     if loss_type == "grpo":
-        per_sequence = (token_loss * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)
+        per_sequence = (token_loss * weighted).sum(-1) / mask.sum(-1).clamp(min=1.0)
         loss = per_sequence.sum() / normaliser
     else:  # dapo and dr_grpo differ only in the normaliser
-        loss = (token_loss * mask).sum() / normaliser
+        loss = (token_loss * weighted).sum() / normaliser
     is_clipped = ((ratio < 1 - epsilon) & (adv < 0)) | ((ratio > 1 + (epsilon_high or epsilon)) & (adv > 0))
     return LossTerms(
         loss=loss,
@@ -192,13 +201,21 @@ def grpo_loss(
     )
 
 
-def batch_normaliser(lengths: list[int], loss_type: LossType, max_completion_length: int) -> float:
-    """The denominator of the batch loss: N (grpo), total completion tokens (dapo), N * L_max (dr_grpo)."""
+def batch_normaliser(lengths: list[int], loss_type: LossType, max_completion_length: int,
+                     weights: list[float] | None = None) -> float:
+    """The denominator of the batch loss: N (grpo), total completion tokens (dapo), N * L_max (dr_grpo); with sample
+    weights, the weighted sums (the sum of weights, of weighted tokens, of weights times L_max)."""
+    if weights is None:
+        if loss_type == "grpo":
+            return float(len(lengths))
+        if loss_type == "dapo":
+            return float(max(sum(lengths), 1))
+        return float(len(lengths) * max_completion_length)
     if loss_type == "grpo":
-        return float(len(lengths))
+        return float(sum(weights)) or 1.0
     if loss_type == "dapo":
-        return float(max(sum(lengths), 1))
-    return float(len(lengths) * max_completion_length)
+        return float(sum(w * n for w, n in zip(weights, lengths))) or 1.0
+    return float(sum(weights) * max_completion_length) or 1.0
 
 
 # ----- scoring sequences --------------------------------------------------------------------------------------------
@@ -278,26 +295,33 @@ class GRPOEngine:
         n = self.settings.micro_batch_size
         return [samples[i : i + n] for i in range(0, len(samples), n)]
 
+    def _autocast(self) -> Any:
+        return self.accelerator.autocast() if self.accelerator else contextlib.nullcontext()
+
     @torch.no_grad()
     def _fill_logps(self, samples: list[Sample]) -> None:
+        """Old and reference log-probs, under the autocast the update runs in (so they are computed alike)."""
         s = self.settings
         pad = self.policy.tokenizer.pad_token_id
         model = unwrap(self.policy.model)
         for chunk in self._micro_batches(samples):
             batch = collate(chunk, pad, self.policy.device)
             if s.num_iterations > 1:
-                old = token_logps(model, batch, s.temperature)
+                with self._autocast():
+                    old = token_logps(model, batch, s.temperature)
                 for sample, row in zip(chunk, old):
                     sample.old_logps = row[: len(sample.completion_ids)].cpu()
             if s.beta != 0.0:
-                with self.policy.reference() as ref:
+                with self.policy.reference() as ref, self._autocast():
                     ref_lp = token_logps(ref, batch, s.temperature)
                 for sample, row in zip(chunk, ref_lp):
                     sample.ref_logps = row[: len(sample.completion_ids)].cpu()
 
     def _global_normaliser(self, samples: list[Sample]) -> float:
         s = self.settings
-        value = batch_normaliser([len(x.completion_ids) for x in samples], s.loss_type, s.max_completion_length)
+        weights = None if all(x.weight == 1.0 for x in samples) else [x.weight for x in samples]
+        value = batch_normaliser([len(x.completion_ids) for x in samples], s.loss_type, s.max_completion_length,
+                                 weights)
         acc = self.accelerator
         if acc is not None and acc.num_processes > 1 and s.loss_type == "dapo":
             # DDP averages gradients over processes; use the mean token count so the result is sum / all tokens
@@ -324,8 +348,17 @@ class GRPOEngine:
         return metrics
 
     def train_on(self, samples: list[Sample]) -> list[dict[str, float]]:
-        """Run `num_iterations` optimizer steps on one rollout; returns one metrics dict per step."""
+        """Run `num_iterations` optimizer steps on one rollout; returns one metrics dict per step. With no samples (a
+        rollout whose every group was dropped) the weights stay as they are and the schedule moves on."""
         s = self.settings
+        if not samples:
+            out = []
+            for _ in range(s.num_iterations):
+                if self.scheduler is not None:
+                    self.scheduler.step()
+                out.append({"loss": 0.0, "kl": 0.0, "clip_ratio": 0.0, "grad_norm": 0.0,
+                            "lr": float(self.optimizer.param_groups[0]["lr"])})
+            return out
         model = self.policy.model
         model.train()
         self._fill_logps(samples)
@@ -339,8 +372,7 @@ class GRPOEngine:
                 batch = collate(chunk, pad, self.policy.device)
                 sync = index == len(chunks) - 1
                 ctx = self.accelerator.no_sync(model) if (self.accelerator and not sync) else contextlib.nullcontext()
-                autocast = self.accelerator.autocast() if self.accelerator else contextlib.nullcontext()
-                with ctx, autocast:
+                with ctx, self._autocast():
                     logps = token_logps(model, batch, s.temperature)
                     width = logps.shape[1]
                     old = (
@@ -350,6 +382,8 @@ class GRPOEngine:
                     )
                     ref = torch.stack([_pad_to(x.ref_logps, width) for x in chunk]).to(logps.device) if s.beta else None
                     adv = torch.tensor([x.advantage for x in chunk], dtype=logps.dtype, device=logps.device)
+                    weights = (None if all(x.weight == 1.0 for x in chunk)
+                               else torch.tensor([x.weight for x in chunk], dtype=logps.dtype, device=logps.device))
                     terms = grpo_loss(
                         logps,
                         old,
@@ -361,6 +395,7 @@ class GRPOEngine:
                         epsilon_high=s.epsilon_high,
                         beta=s.beta,
                         normaliser=normaliser,
+                        weights=weights,
                     )
                     if self.accelerator is not None:
                         self.accelerator.backward(terms.loss)

@@ -377,10 +377,11 @@ def train(
     keep_freed_memory()
     if stage not in STAGES:
         raise ConfigError(f"stage must be one of {', '.join(STAGES)}; got {stage!r}")
-    if not isinstance(config, TrainConfig):
-        config = load_config(config)
+    config = config.model_copy(deep=True) if isinstance(config, TrainConfig) else load_config(config)
     if output_dir:
         config.run.output_dir = output_dir
+    if stage in config.curriculum.stage_lr:  # a stage trained alone learns at its own rate, as in the curriculum
+        config.optim.lr = config.curriculum.stage_lr[stage]
     run_dir = Path(config.run.output_dir)
     if stage == "task-grpo":
         from mobile_r1.train.task_grpo import check_tasks
@@ -453,6 +454,8 @@ def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: An
 
         policy = load_config_policy(config, str(accelerator.device))
         check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
+        if config.grpo.beta:
+            policy.freeze_reference()  # the KL anchor is the policy this stage starts from (also on resume)
         return TaskGRPORunner(config, policy, accelerator, sampler)
     train_eps, eval_eps = split_data(config)
     train_eps = drop_instruction_words(train_eps, config.data.instruction_dropout, config.run.seed)
@@ -461,6 +464,8 @@ def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: An
     settings = prompt_settings(config, str(images_dir(config.data.train[0])))
     policy = load_config_policy(config, str(accelerator.device))
     check_policy_fits(policy, settings)
+    if stage == "action-grpo" and config.grpo.beta:
+        policy.freeze_reference()  # the KL anchor is the policy this stage starts from (also on resume)
     train_examples = step_examples(train_eps, settings)
     eval_examples = step_examples(eval_eps, settings)[: config.data.eval_max_steps]
     if not train_examples:

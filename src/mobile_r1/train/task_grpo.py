@@ -11,15 +11,22 @@ One rollout per optimizer step:
        user answers `call_user` and its reply enters the next prompt's history
     3. judge each trajectory (the backend's judge): R = outcome + w_f * mean step format reward + w_i * inquiry
        + w_s * safety
-    4. A = (R - mean_group) / (std + 1e-4) (or batch std / none), given to every step of the trajectory;
-       with `gigpo`, plus a step-level advantage among steps of the group that start from the same state_key
-       (discounted returns of the step rewards: each step's share of the format term, the rest at the end)
-    5. every step becomes a Sample(prompt, completion, advantage) for `GRPOEngine.train_on`
+    4. A = (R - mean_group) / max(std_group, std_floor) (or the batch std / no scaling), given to every step of the
+       trajectory; with `gigpo`, plus a step-level advantage among steps of the group that start from the same
+       state_key (discounted returns of per-step rewards: a format penalty on the step that broke the format, the
+       outcome on the last step)
+    5. every step becomes a Sample(prompt, completion, advantage, weight) for `GRPOEngine.train_on`; with
+       `weighting: trajectory` each trajectory's tokens share a total loss weight of 1, so every trajectory counts
+       the same however long it ran, and the advantages, weighted as the loss weights them, sum to zero in every
+       group (`weighting: token` weighs every token alike: long trajectories dominate)
+    With `dynamic_sampling`, groups whose outcome has no spread (every rollout succeeded, or none did) are dropped
+    and more task episodes are played, up to `max_draw_rounds` rounds, as DAPO does.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,27 +63,27 @@ class RewardWeights:
 
 def trajectory_reward(verdict: EpisodeVerdict, format_rewards: Sequence[float], weights: RewardWeights) -> float:
     """The reward of one judged trajectory (`verdict` is an `EpisodeVerdict`; format rewards are in [-1, 1])."""
-    if weights.outcome == "score":
-        outcome = (verdict.score or 0.0) / 4.0
-    else:
-        outcome = 1.0 if verdict.success else 0.0
     fmt = sum(format_rewards) / len(format_rewards) if format_rewards else -1.0
     inquiry = 1.0 if verdict.inquiry in ("asked", "not_needed") else -1.0
     safety = -1.0 if verdict.safety_violation else 0.0
-    return outcome + weights.format * fmt + weights.inquiry * inquiry + weights.safety * safety
+    return outcome(verdict, weights) + weights.format * fmt + weights.inquiry * inquiry + weights.safety * safety
 
 
 # ----- 4. advantages ---------------------------------------------------------------------------------------------------
 
+Weighting = Literal["trajectory", "token"]
 
-def step_rewards(format_rewards: Sequence[float], reward: float, format_weight: float) -> list[float]:
-    """The trajectory reward spread over its steps: each step earns its share of the format term
-    (`format_weight` x its format reward / T), the last step the rest (outcome, inquiry, safety). They sum to R."""
+
+def step_rewards(format_rewards: Sequence[float], outcome: float, format_weight: float) -> list[float]:
+    """Per-step rewards for GiGPO's step-level returns: a step whose output broke the format pays its own penalty
+    (`format_weight` x (f - 1) / 2: 0 for a valid step, -w/2 for a broken format, -w for no action), and the last step
+    earns the outcome (success 0/1, or score / 4). Trajectory-level terms (inquiry, safety, the mean format reward)
+    stay in the episode-level advantage: paid at the last step and discounted, they would favour short episodes."""
     n = len(format_rewards)
     if n == 0:
         return []
-    out = [format_weight * f / n for f in format_rewards]
-    out[-1] += reward - sum(out)
+    out = [format_weight * (f - 1.0) / 2.0 for f in format_rewards]
+    out[-1] += outcome
     return out
 
 
@@ -90,13 +97,38 @@ def discounted_returns(rewards: Sequence[float], gamma: float) -> list[float]:
     return out
 
 
+def scaled(centred: torch.Tensor, std: torch.Tensor, floor: float) -> torch.Tensor:
+    """`centred` divided by the std, never by less than `floor` (with floor 0: std + 1e-4, as TRL divides)."""
+    return centred / (std.clamp(min=floor) if floor > 0 else std + STD_EPS)
+
+
+def episode_advantages(rewards: Sequence[float], group_size: int, scale: ScaleRewards = "group",
+                       std_floor: float = 0.0) -> list[float]:
+    """A = (R - mean of its group) / max(std, std_floor): the group's std, the batch's, or none (`scale`)."""
+    if std_floor <= 0:
+        return group_advantages(torch.tensor(rewards, dtype=torch.float32), group_size, scale).tolist()
+    r = torch.tensor(rewards, dtype=torch.float64)
+    grouped = r.view(-1, group_size)
+    centred = (grouped - grouped.mean(dim=1, keepdim=True)).view(-1)
+    if scale == "none":
+        return centred.tolist()
+    if scale == "batch":
+        std = r.std().expand_as(r) if r.numel() > 1 else torch.zeros_like(r)
+    else:
+        std = grouped.std(dim=1).repeat_interleave(group_size) if group_size > 1 else torch.zeros_like(r)
+    return scaled(centred, std, std_floor).tolist()
+
+
 def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence[Sequence[float]],
-                          gamma: float = 0.95, scale: ScaleRewards = "group") -> list[list[float]]:
+                          gamma: float = 0.95, scale: ScaleRewards = "group", std_floor: float = 0.0,
+                          weights: Sequence[Sequence[float]] | None = None) -> list[list[float]]:
     """GiGPO's step-level advantages for one group of trajectories, from their per-step rewards.
 
     Steps (of any trajectory in the group, repeated visits included) that act from the same state_key form an
-    anchor group; each step's advantage is its discounted return minus the anchor group's mean (divided by the
-    anchor group's std unless `scale` is "none"). A state seen only once gets 0. One list per trajectory.
+    anchor group; each step's advantage is its discounted return minus the anchor group's mean (weighted by
+    `weights`, each step's weight in the loss, so that the weighted advantages of an anchor group sum to zero),
+    divided by the anchor group's std (at least `std_floor`) unless `scale` is "none". A state seen only once gets 0.
+    One list per trajectory.
     """
     returns = [discounted_returns(r, gamma) for r in rewards]
     anchors: dict[str, list[tuple[int, int]]] = defaultdict(list)
@@ -108,31 +140,58 @@ def gigpo_step_advantages(state_keys: Sequence[Sequence[str]], rewards: Sequence
         if len(members) < 2:
             continue
         values = torch.tensor([returns[i][t] for i, t in members], dtype=torch.float64)
-        centred = values - values.mean()
+        if weights is None:
+            centred = values - values.mean()
+        else:
+            w = torch.tensor([weights[i][t] for i, t in members], dtype=torch.float64)
+            centred = values - (w * values).sum() / w.sum().clamp(min=1e-12)
         if scale != "none":
-            centred = centred / (values.std() + STD_EPS)
+            centred = scaled(centred, values.std(), std_floor)
         for (i, t), a in zip(members, centred.tolist()):
             out[i][t] = a
     return out
 
 
+def loss_weights(trajectories: Sequence[Trajectory], weighting: Weighting) -> list[list[float]]:
+    """Each step's sample weight: "trajectory" spreads a weight of 1 over a trajectory's completion tokens (every step
+    of it gets 1 / its token count), "token" weighs every sample 1."""
+    out = []
+    for t in trajectories:
+        tokens = sum(len(turn.completion_ids) for turn in t.turns)
+        w = 1.0 / tokens if weighting == "trajectory" and tokens else 1.0
+        out.append([w] * t.length)
+    return out
+
+
 def trajectory_advantages(trajectories: Sequence[Trajectory], rewards: Sequence[float], group_size: int,
                           scale: ScaleRewards, gigpo: bool = False, gamma: float = 0.95,
-                          gigpo_weight: float = 1.0, format_weight: float = 0.0) -> list[list[float]]:
-    """Per-step advantages: the trajectory's group-normalised advantage on every step (+ GiGPO's step term, whose
-    step rewards are `step_rewards` of each trajectory)."""
-    episode_adv = group_advantages(torch.tensor(rewards, dtype=torch.float32), group_size, scale).tolist()
+                          gigpo_weight: float = 1.0, format_weight: float = 0.0, std_floor: float = 0.0,
+                          outcomes: Sequence[float] | None = None,
+                          weights: Sequence[Sequence[float]] | None = None) -> list[list[float]]:
+    """Per-step advantages: the trajectory's group-normalised advantage on every step (+ GiGPO's step term over the
+    `step_rewards` of each trajectory, with `outcomes` their outcome terms; `weights` the steps' sample weights)."""
+    episode_adv = episode_advantages(rewards, group_size, scale, std_floor)
     out = [[a] * t.length for a, t in zip(episode_adv, trajectories)]
     if gigpo:
+        outcomes = list(outcomes) if outcomes is not None else list(rewards)
         for start in range(0, len(trajectories), group_size):
             group = trajectories[start : start + group_size]
             keys = [[turn.state_key for turn in t.turns] for t in group]
-            per_step = [step_rewards([turn.format_reward for turn in t.turns], r, format_weight)
-                        for t, r in zip(group, rewards[start : start + group_size])]
-            step_adv = gigpo_step_advantages(keys, per_step, gamma, scale)
+            per_step = [step_rewards([turn.format_reward for turn in t.turns], o, format_weight)
+                        for t, o in zip(group, outcomes[start : start + group_size])]
+            step_weights = None
+            if weights is not None:
+                step_weights = [[w * len(turn.completion_ids) for w, turn in zip(weights[start + k], t.turns)]
+                                for k, t in enumerate(group)]
+            step_adv = gigpo_step_advantages(keys, per_step, gamma, scale, std_floor, step_weights)
             for offset, values in enumerate(step_adv):
                 out[start + offset] = [a + gigpo_weight * s for a, s in zip(out[start + offset], values)]
     return out
+
+
+def outcome(verdict: EpisodeVerdict, weights: RewardWeights) -> float:
+    """The outcome term of the reward: success 0/1, or the judge's 0-4 score / 4."""
+    return (verdict.score or 0.0) / 4.0 if weights.outcome == "score" else float(verdict.success)
 
 
 # ----- the sample source -----------------------------------------------------------------------------------------------
@@ -161,7 +220,9 @@ class TaskRolloutSource:
     """Plays `tasks_per_step` task episodes G times each and turns every step into a Sample.
 
     `step_episodes(step)` gives the episodes of an optimizer step (a function of the step, so a resumed run
-    replays the same tasks). `sampler` replaces the policy's sampling (tests script the model's outputs).
+    replays the same tasks); with `dynamic_sampling`, `extra_episodes(step, round, n)` gives the episodes of a further
+    round (likewise a function of its arguments). `sampler` replaces the policy's sampling (tests script the model's
+    outputs).
     """
 
     backend: Backend
@@ -173,13 +234,17 @@ class TaskRolloutSource:
     gigpo_gamma: float = 0.95
     gigpo_weight: float = 1.0
     sampler: Sampler | None = None
+    std_floor: float = 0.0
+    weighting: Weighting = "token"
+    dynamic_sampling: bool = False
+    max_draw_rounds: int = 1
+    extra_episodes: Callable[[int, int, int], list[EpisodeRef]] | None = None
     step: int = 0
     last: list[Trajectory] | None = None  # the trajectories of the latest rollout and their rewards (for inspection)
     last_rewards: list[float] | None = None
 
-    def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
-        g = settings.num_generations
-        trajectories = start_groups(self.backend, self.step_episodes(self.step), g, self.rollout_settings)
+    def _play(self, policy: Policy, episodes: list[EpisodeRef], g: int) -> tuple[list[Trajectory], list[EpisodeVerdict]]:
+        trajectories = start_groups(self.backend, episodes, g, self.rollout_settings)
         if self.gigpo and trajectories:
             trajectories[0].env.require(Capability.STATE_KEY, "GiGPO (task_grpo.gigpo)")
         try:
@@ -187,27 +252,75 @@ class TaskRolloutSource:
             verdicts = [t.judge().verdict for t in trajectories]
         finally:
             close_all(trajectories)
+        return trajectories, verdicts
+
+    def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
+        g = settings.num_generations
+        episodes = self.step_episodes(self.step)
+        wanted = len(episodes)
+        trajectories, verdicts = self._play(policy, episodes, g)
+        played = list(trajectories)
+        groups_played, rounds = wanted, 1
+        if self.dynamic_sampling:
+            trajectories, verdicts = self._with_spread(trajectories, verdicts, g)
+            while len(trajectories) < wanted * g and rounds < self.max_draw_rounds and self.extra_episodes is not None:
+                more = self.extra_episodes(self.step, rounds, wanted - len(trajectories) // g)
+                rounds += 1
+                if not more:
+                    break
+                new, new_verdicts = self._play(policy, more, g)
+                played += new
+                groups_played += len(more)
+                new, new_verdicts = self._with_spread(new, new_verdicts, g)
+                trajectories, verdicts = trajectories + new, verdicts + new_verdicts
+            trajectories, verdicts = trajectories[: wanted * g], verdicts[: wanted * g]
+        for index, t in enumerate(trajectories):
+            t.group = index // g
         rewards = [trajectory_reward(v, [turn.format_reward for turn in t.turns], self.weights)
                    for v, t in zip(verdicts, trajectories)]
+        weights = loss_weights(trajectories, self.weighting)
         advantages = trajectory_advantages(trajectories, rewards, g, settings.scale_rewards, self.gigpo,
-                                           self.gigpo_gamma, self.gigpo_weight, self.weights.format)
+                                           self.gigpo_gamma, self.gigpo_weight, self.weights.format, self.std_floor,
+                                           [outcome(v, self.weights) for v in verdicts], weights)
         samples = [
-            Sample(turn.prompt.ids, turn.completion_ids, adv, rewards[i], trajectories[i].group, turn.prompt.vision)
+            Sample(turn.prompt.ids, turn.completion_ids, adv, rewards[i], trajectories[i].group, turn.prompt.vision,
+                   weight=w)
             for i, t in enumerate(trajectories)
-            for turn, adv in zip(t.turns, advantages[i])
+            for turn, adv, w in zip(t.turns, advantages[i], weights[i])
             if turn.completion_ids
         ]
         self.last, self.last_rewards = trajectories, rewards
-        r = torch.tensor(rewards)
-        metrics = episode_metrics(trajectories, verdicts)
+        all_verdicts = [t.judge().verdict for t in played]
+        metrics = episode_metrics(played, all_verdicts)
+        r = torch.tensor(rewards) if rewards else torch.zeros(0)
+        played_rewards = torch.tensor([trajectory_reward(v, [turn.format_reward for turn in t.turns], self.weights)
+                                       for v, t in zip(all_verdicts, played)])
+        outcomes = torch.tensor([outcome(v, self.weights) for v in all_verdicts]).view(-1, g)
         metrics.update(
-            reward_mean=float(r.mean()),
-            reward_std=float(r.std()) if len(r) > 1 else 0.0,
-            zero_std_groups=float((r.view(-1, g).std(dim=1) < 1e-6).float().mean()) if g > 1 else 1.0,
+            reward_mean=float(played_rewards.mean()),
+            reward_std=float(played_rewards.std()) if len(played_rewards) > 1 else 0.0,
+            zero_std_groups=float((played_rewards.view(-1, g).std(dim=1) < 1e-6).float().mean()) if g > 1 else 1.0,
+            no_outcome_spread=float((outcomes.max(dim=1).values == outcomes.min(dim=1).values).float().mean()),
+            groups_trained=float(len(trajectories) // g),
+            groups_played=float(groups_played),
             samples=float(len(samples)),
             completion_length=sum(len(s.completion_ids) for s in samples) / max(len(samples), 1),
+            advantage_abs_mean=sum(abs(s.advantage) for s in samples) / max(len(samples), 1),
+            trained_reward_mean=float(r.mean()) if len(r) else 0.0,
         )
         return Rollout(samples, metrics)
+
+    def _with_spread(self, trajectories: list[Trajectory], verdicts: list[EpisodeVerdict],
+                     g: int) -> tuple[list[Trajectory], list[EpisodeVerdict]]:
+        """Only the groups whose outcomes differ (a group where all succeeded, or all failed alike, teaches nothing)."""
+        keep_t: list[Trajectory] = []
+        keep_v: list[EpisodeVerdict] = []
+        for start in range(0, len(trajectories), g):
+            group = verdicts[start : start + g]
+            if len({outcome(v, self.weights) for v in group}) > 1:
+                keep_t += trajectories[start : start + g]
+                keep_v += group
+        return keep_t, keep_v
 
 
 @torch.no_grad()
@@ -296,6 +409,11 @@ class TaskGRPORunner(StageRunner):
             positions = batch_positions(step, t.tasks_per_step, len(pool), seed)
             return [pool[i] for i in positions[rank::world]]
 
+        def extra_of(step: int, round: int, n: int) -> list[EpisodeRef]:
+            """Further episodes for dynamic sampling: a seeded draw per (step, round), so a resumed run replays it."""
+            rng = random.Random(f"{seed}:{step}:{round}:{rank}:extra")
+            return [pool[rng.randrange(len(pool))] for _ in range(n)]
+
         self.source = TaskRolloutSource(
             self.backend,
             self.view,
@@ -306,6 +424,11 @@ class TaskGRPORunner(StageRunner):
             t.gigpo_gamma,
             t.gigpo_weight,
             sampler,
+            std_floor=t.std_floor,
+            weighting=t.weighting,
+            dynamic_sampling=t.dynamic_sampling,
+            max_draw_rounds=t.max_draw_rounds,
+            extra_episodes=extra_of,
         )
         self.engine: GRPOEngine | None = None
 
@@ -350,6 +473,9 @@ def _append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
 
 __all__ = [
     "RewardWeights",
+    "episode_advantages",
+    "loss_weights",
+    "outcome",
     "TaskGRPORunner",
     "TaskRolloutSource",
     "check_tasks",
