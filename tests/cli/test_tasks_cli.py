@@ -61,3 +61,65 @@ def test_errors_are_one_line_messages(tmp_path: Path, capsys) -> None:  # type: 
                  "--self-correct", "2"]) == 2
     captured = capsys.readouterr()
     assert "--self-correct" in captured.out + captured.err
+
+
+UNPIN = """id: my.unpin
+apps: [Notes]
+category: control
+subcategory: control
+description: Unpin a pinned note.
+params:
+  title: {pick: "notes.notes[pinned=true].title"}
+templates:
+  train: ["Unpin the note '{title}'"]
+  test: ["Take {title} off the top of Notes"]
+setup:
+  - {set: "notes.notes[title={title}].pinned", value: true}
+goal:
+  - {state: "notes.notes[title={title}].pinned", equals: false, hint: ["{title}", "Unpin"]}
+"""
+
+
+def _my_specs(tmp_path: Path) -> Path:
+    folder = tmp_path / "my-specs" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "unpin.yaml").write_text(UNPIN, encoding="utf-8")
+    return tmp_path / "my-specs"
+
+
+def test_your_own_specs_join_the_suites_and_pass_the_check(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    specs = _my_specs(tmp_path)
+    assert main(["sim", "tasks", "--specs", str(specs), "--json"]) == 0
+    listed = {r["id"] for r in json.loads(capsys.readouterr().out)}
+    assert "my.unpin" in listed and "notes.pin" in listed  # added to the packaged ones
+    assert main(["sim", "tasks", "--specs", str(specs), "--specs-only", "--json"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == ["my.unpin"]
+    assert main(["sim", "check", "--specs", str(specs), "--specs-only", "--suite", "inquire-sim", "--split", "test",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["episodes"] == 4 and report["summary"]["success"] == 1.0  # 4 episodes per control task
+    assert main(["sim", "check", "--specs", str(specs), "--suite", "inquire-sim", "--split", "test", "--limit", "60",
+                 "--json"]) in (0, 1)
+    out = tmp_path / "data"
+    assert main(["data", "generate", "--suite", "nav-sim", "--split", "train", "--episodes", "3", "--out", str(out),
+                 "--specs", str(specs), "--specs-only", "--no-screenshots"]) == 0
+    episodes = load_episodes(out / "episodes.jsonl")
+    assert len(episodes) == 3 and all(e.id.startswith("my.unpin/") for e in episodes)
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "oracle", "--suite", "nav-sim", "--episodes", "2", "--specs", str(specs),
+                 "--specs-only", "--out", str(run)]) == 0
+    assert {json.loads(line)["task"] for line in (run / "episodes.jsonl").read_text().splitlines()} == {"my.unpin"}
+
+
+def test_bad_specs_are_file_and_field_errors(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    specs = _my_specs(tmp_path)
+    (specs / "notes" / "broken.yaml").write_text(UNPIN.replace("id: my.unpin", "id: my.broken").replace("goal:", "gaol:"))
+    assert main(["sim", "tasks", "--specs", str(specs)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.yaml" in err and "gaol" in err and "Traceback" not in err
+    (specs / "notes" / "broken.yaml").write_text(UNPIN.replace("id: my.unpin", "id: notes.pin"))
+    assert main(["sim", "tasks", "--specs", str(specs)]) == 2
+    err = capsys.readouterr().err
+    assert "notes.pin" in err and "already used" in err
+    assert main(["sim", "tasks", "--specs-only"]) == 2
+    assert "--specs DIR" in capsys.readouterr().err

@@ -112,3 +112,21 @@ def test_adam_betas_reach_the_optimizer(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("optim:\n  adam_beta2: 1.0\n")
     with pytest.raises(ConfigError, match="optim.adam_beta2"):
         load_config(tmp_path / "bad.yaml")
+
+
+def test_your_own_task_specs_in_a_training_config(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import yaml
+
+    from mobile_r1.train.config import load_config
+    from mobile_r1.train.task_grpo import stage_backend
+
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    source = (Path(__file__).resolve().parents[2] / "src/mobile_r1/tasks/specs/notes/pin.yaml").read_text()
+    (folder / "mine.yaml").write_text(source.replace("id: notes.pin", "id: mine.pin"))
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"tasks": {"specs": "specs", "specs_only": True}, "task_grpo": {"suite": "nav-sim"}}))
+    config = load_config(path)
+    assert config.tasks.specs == str(folder)  # relative to the config file
+    episodes = stage_backend(config).episodes("nav-sim", "train", 3)
+    assert {e.task for e in episodes} == {"mine.pin"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -77,6 +77,8 @@ def eval_command(
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
+    specs: Optional[Path] = typer.Option(None, "--specs", help="(sim) A folder of your own task specs, added to the packaged ones."),
+    specs_only: bool = typer.Option(False, "--specs-only", help="(sim) Use the --specs folder alone."),
 ) -> None:
     """Run an agent on a suite of a phone backend; judge every episode; print SR, ISR, over-inquiry, safety, steps and
     score."""
@@ -85,7 +87,9 @@ def eval_command(
     agent_options = _options(option)
     if base_url:
         agent_options["base_url"] = base_url
-    config = EvalConfig(agent=agent, env=env, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
+    from mobile_r1.cli.tasks import _specs_options
+
+    config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only), suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
                         agent_options=agent_options)
     with _progress() as bar:

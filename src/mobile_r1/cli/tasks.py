@@ -18,17 +18,20 @@ def tasks(
     suite: Optional[str] = typer.Option(None, "--suite", help="Only the tasks of this suite (inquire-sim, nav-sim)."),
     split: str = typer.Option("test", "--split", help="train, test or unseen-app (with --suite)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    specs: Optional[Path] = typer.Option(None, "--specs", help="A folder of your own task specs (YAML), added to the packaged ones."),
+    specs_only: bool = typer.Option(False, "--specs-only", help="Use the --specs folder alone, without the packaged specs."),
 ) -> None:
     """List the task specs with their apps, category, sub-category and inquiries."""
     from rich.table import Table
 
-    from mobile_r1.tasks.spec import load_specs
+    from mobile_r1.tasks.spec import load_task_specs
     from mobile_r1.tasks.suites import suite_specs
 
-    specs = suite_specs(suite, split) if suite else load_specs()
+    every = load_task_specs(str(specs) if specs else None, specs_only)
+    specs_shown = suite_specs(suite, split, every) if suite else every
     rows = [{"id": s.id, "apps": s.apps, "category": s.category, "subcategory": s.subcategory,
              "inquiries": [i.reply for i in s.inquiries], "templates": len(s.templates.train) + len(s.templates.test)}
-            for s in specs]
+            for s in specs_shown]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -58,6 +61,8 @@ def check(
     seed: int = typer.Option(0, "--seed", help="Seed of the split."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N episodes (a balanced prefix)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary and every problem as JSON."),
+    specs: Optional[Path] = typer.Option(None, "--specs", help="A folder of your own task specs (YAML), added to the packaged ones."),
+    specs_only: bool = typer.Option(False, "--specs-only", help="Use the --specs folder alone, without the packaged specs."),
 ) -> None:
     """Run the expert on every episode of a split and report success, inquiry outcome and judge disagreements."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -68,7 +73,8 @@ def check(
                   console=console, transient=True) as bar:
         job = bar.add_task(f"{suite} {split}", total=None)
         report = check_split(suite, split, seed, limit, progress=lambda _id: bar.advance(job),
-                             total=lambda n: bar.update(job, total=n))
+                             total=lambda n: bar.update(job, total=n), specs=str(specs) if specs else None,
+                             specs_only=specs_only)
     summary = report.summary()
     bad = [e for e in report.episodes if e.problems or not e.success
            or (e.needs_inquiry and e.inquiry != "asked") or (not e.needs_inquiry and e.over_asks)]
@@ -100,6 +106,8 @@ def generate(
     scale: float = typer.Option(0.3, "--scale", help="Screenshot scale of the 1080x2400 screen."),
     screenshots: bool = typer.Option(True, "--screenshots/--no-screenshots",
                                      help="Draw the screens (off: accessibility text only, much faster)."),
+    specs: Optional[Path] = typer.Option(None, "--specs", help="A folder of your own task specs (YAML), added to the packaged ones."),
+    specs_only: bool = typer.Option(False, "--specs-only", help="Use the --specs folder alone, without the packaged specs."),
 ) -> None:
     """Write expert trajectories as Mobile-R1-style episodes with screenshots and accessibility text."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -113,6 +121,16 @@ def generate(
                   console=console, transient=True) as bar:
         job = bar.add_task(f"{suite} {split}", total=episodes)
         stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
-                             progress=lambda _id: bar.advance(job), screenshots=screenshots)
+                             progress=lambda _id: bar.advance(job), screenshots=screenshots,
+                             env_options=_specs_options(specs, specs_only))
     typer.echo(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
                   f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}")
+
+
+def _specs_options(specs: Path | None, specs_only: bool) -> dict[str, object]:
+    """The simulator backend's options for `--specs` / `--specs-only`."""
+    from mobile_r1.core.errors import ConfigError
+
+    if specs_only and specs is None:
+        raise ConfigError("--specs-only needs --specs DIR")
+    return {"specs": str(specs), "specs_only": specs_only} if specs is not None else {}

@@ -25,13 +25,14 @@ Progress = Callable[[str], None]
 
 def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int = 0, self_correct: float = 0.0,
              scale: float = 0.3, progress: Progress | None = None, keep_failed: bool = False,
-             screenshots: bool = True, env: str = "sim") -> dict[str, Any]:
+             screenshots: bool = True, env: str = "sim", env_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write expert demonstrations of a split; returns counts. `screenshots=False` draws no screens (much faster, for
-    training on accessibility text only); `keep_failed` keeps demonstrations the judge failed too."""
+    training on accessibility text only); `keep_failed` keeps demonstrations the judge failed too; `env_options` go to
+    the backend (the simulator's `specs` / `specs_only`: the user's task specs)."""
     if episodes < 1:
         raise ConfigError("--episodes must be at least 1")
     out = Path(out)
-    backend = make_backend(env, render=False, scale=scale, xml=False)
+    backend = make_backend(env, render=False, scale=scale, xml=False, **(env_options or {}))
     chosen = backend.episodes(suite, split, n=episodes, seed=seed)
     records: list[Episode] = []
     a11y = out / "a11y"

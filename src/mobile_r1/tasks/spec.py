@@ -272,6 +272,24 @@ def load_spec(path: str | Path) -> TaskSpec:
     return spec.model_copy(update={"source": str(path)})
 
 
+def load_task_specs(folder: str | Path | None = None, only: bool = False) -> list[TaskSpec]:
+    """The task specs a run uses: the packaged ones plus every `*.yaml` under the user's `folder` (with `only`, the
+    folder's alone), sorted by id; an id used twice is an error naming both files."""
+    if folder is None:
+        if only:
+            raise ConfigError("specs_only needs a folder of task specs (--specs DIR)")
+        return load_specs()
+    own = load_specs(folder)
+    if only:
+        return own
+    packaged = {s.id: s for s in load_specs()}
+    for spec in own:
+        if spec.id in packaged:
+            raise ConfigError(f"{spec.source}: task id {spec.id!r} is already used by the packaged {packaged[spec.id].source}; "
+                              "choose another id (or --specs-only to use your folder alone)")
+    return sorted([*packaged.values(), *own], key=lambda s: s.id)
+
+
 def load_specs(folder: str | Path | None = None) -> list[TaskSpec]:
     """Every `*.yaml` spec under `folder` (default: the packaged specs), sorted by id; ids must be unique."""
     root = Path(folder) if folder is not None else SPECS_DIR

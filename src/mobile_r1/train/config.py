@@ -136,7 +136,6 @@ class TaskGRPOConfig(_Section):
 
     env: str = Field("sim", description="the phone backend rollouts play on (`mobile_r1.env.make_backend`: sim, ...)")
     suite: str | None = Field("inquire-sim", description="inquire-sim or nav-sim (null: take turns over the specs)")
-    specs: str | None = Field(None, description="folder of task spec YAML files (null: the packaged specs)")
     tasks: list[str] = Field(default_factory=list, description="only these task ids (empty: all the suite's tasks)")
     train_episodes: int = Field(64, ge=1, description="task episodes (seeded) drawn from the train split")
     eval_episodes: int = Field(8, ge=0, description="held-out episodes played greedily and judged at each evaluation")
@@ -190,6 +189,19 @@ class GenerateConfig(_Section):
                                "split (another seed than the scored ones) as data.eval: labelled steps the stages score")
 
 
+class TasksConfig(_Section):
+    """The simulated phone's task specs every part of a run uses: expert data, stage 3 and the evaluations."""
+
+    specs: str | None = Field(None, description="a folder of your own task spec YAML files, added to the packaged ones")
+    specs_only: bool = Field(False, description="use the specs folder alone, without the packaged specs")
+
+    def backend_options(self) -> dict[str, Any]:
+        """The simulator backend's options for these specs (empty: the packaged specs)."""
+        if self.specs_only and not self.specs:
+            raise ConfigError("tasks.specs_only needs tasks.specs (a folder of task specs)")
+        return {"specs": self.specs, "specs_only": self.specs_only} if self.specs else {}
+
+
 class CurriculumConfig(_Section):
     """`mobile-r1 train --config C` without --stage: the stages in order, each from the previous one's model."""
 
@@ -217,6 +229,7 @@ class TrainConfig(_Section):
     sft: SFTConfig = Field(default_factory=SFTConfig)
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
     task_grpo: TaskGRPOConfig = Field(default_factory=TaskGRPOConfig)
+    tasks: TasksConfig = Field(default_factory=TasksConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
 
@@ -260,6 +273,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     data.eval = [_resolve(p, base) for p in data.eval]
     if data.image_dir:
         data.image_dir = _resolve(data.image_dir, base)
+    if config.tasks.specs:
+        config.tasks.specs = _resolve(config.tasks.specs, base)
     return config
 
 

@@ -124,6 +124,8 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     gen = config.curriculum.generate
     assert gen is not None
     wanted = gen.model_dump(mode="json")
+    if config.tasks.specs:
+        wanted["tasks"] = config.tasks.model_dump(mode="json")
     done = state.data.get("data")
     jobs = [(suite, "train", gen.episodes, gen.seed, run_dir / "data" / suite) for suite in gen.suites]
     if gen.eval_episodes:
@@ -142,7 +144,7 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         running = {pool.submit(generate, suite, split, episodes, folder, seed=seed, scale=gen.scale,
                                self_correct=gen.self_correct if split == "train" else 0.0,
-                               screenshots=gen.screenshots): (suite, split, folder)
+                               screenshots=gen.screenshots, env_options=config.tasks.backend_options()): (suite, split, folder)
                    for suite, split, episodes, seed, folder in jobs}
         for future in as_completed(running):
             suite, split, folder = running[future]
@@ -219,7 +221,7 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
             agent=f"hf:{model}", suite=suite, split=cur.eval_split, episodes=cur.eval_episodes,
             workers=cur.eval_batch, dialect=config.data.dialect, observation=config.data.observation_mode,
             max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
-            agent_options=options,
+            agent_options=options, env_options=config.tasks.backend_options(),
         )
     return score_suites(configs, side_by_side=options["device"] is None)
 

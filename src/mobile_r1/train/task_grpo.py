@@ -364,9 +364,7 @@ def stage_backend(config: TrainConfig) -> Backend:
     """The phone backend stage 3 plays on (`task_grpo.env`; screenshots only for image observations)."""
     t = config.task_grpo
     options: dict[str, Any] = {"render": config.data.observation_mode == "image", "xml": False}
-    if t.specs:
-        options["specs"] = t.specs
-    return make_backend(t.env, **options)
+    return make_backend(t.env, **options, **config.tasks.backend_options())
 
 
 def check_tasks(config: TrainConfig) -> None:

@@ -24,7 +24,7 @@ from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes,
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.env.sim.phone_env import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
-from mobile_r1.tasks.spec import TaskSpec, load_specs
+from mobile_r1.tasks.spec import TaskSpec, load_task_specs
 from mobile_r1.tasks.suites import SPLITS, SUITES
 
 NAME = "sim"
@@ -47,20 +47,23 @@ class SimBackend(Backend):
     render  draw a screenshot in every observation (False: text observations only, much faster)
     scale   screenshot scale of the 1080x2400 screen (0.3 gives 324x720)
     xml     keep the `uiautomator dump` XML in observations
-    specs   a folder of task specs to use instead of the packaged ones
+    specs        a folder of the user's task specs, added to the packaged ones (`specs_only`: used alone); they join
+                 the suites by their category
     """
 
     name = NAME
 
-    def __init__(self, render: bool = True, scale: float = 0.3, xml: bool = False, specs: str | None = None) -> None:
+    def __init__(self, render: bool = True, scale: float = 0.3, xml: bool = False, specs: str | None = None,
+                 specs_only: bool = False) -> None:
         if not scale > 0:
             raise ConfigError(f"scale must be > 0, got {scale}")
-        self.render, self.scale, self.xml, self.specs_dir = render, scale, xml, specs
+        self.render, self.scale, self.xml = render, scale, xml
+        self.specs_dir, self.specs_only = specs, specs_only
         self._specs: dict[str, TaskSpec] | None = None
 
     def specs(self) -> dict[str, TaskSpec]:
         if self._specs is None:
-            self._specs = {s.id: s for s in load_specs(self.specs_dir)}
+            self._specs = {s.id: s for s in load_task_specs(self.specs_dir, self.specs_only)}
         return self._specs
 
     def suites(self) -> list[str]:
@@ -163,10 +166,10 @@ class SimTaskEnv(TaskEnv):
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,
-             specs: str | None = None) -> SimBackend:
+             specs: str | None = None, specs_only: bool = False) -> SimBackend:
     if argument:
         raise ConfigError(f"the sim environment takes no argument, got 'sim:{argument}'")
-    return SimBackend(render=render, scale=scale, xml=xml, specs=specs)
+    return SimBackend(render=render, scale=scale, xml=xml, specs=specs, specs_only=specs_only)
 
 
 register_backend(NAME, _factory, replace=True)

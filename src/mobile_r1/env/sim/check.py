@@ -8,6 +8,7 @@ from typing import Any, Callable
 from mobile_r1.env.sim.episode import TaskEpisode, build_split
 from mobile_r1.env.sim.expert import Expert
 from mobile_r1.env.sim.state import check
+from mobile_r1.tasks.spec import load_task_specs
 
 Progress = Callable[[str], None]
 
@@ -86,9 +87,11 @@ def check_episode(ep: TaskEpisode, expert: Expert, steps_range: tuple[int, int] 
 
 
 def check_split(suite: str, split: str = "test", seed: int = 0, size: int | None = None,
-                progress: Progress | None = None, total: Callable[[int], None] | None = None) -> CheckReport:
-    """Run the expert on every episode of a split and judge it (`progress(episode_id)` after each)."""
-    episodes = build_split(suite, split, seed, size)
+                progress: Progress | None = None, total: Callable[[int], None] | None = None,
+                specs: str | None = None, specs_only: bool = False) -> CheckReport:
+    """Run the expert on every episode of a split and judge it (`progress(episode_id)` after each); `specs` adds a
+    folder of the user's task specs to the packaged ones (`specs_only`: alone)."""
+    episodes = build_split(suite, split, seed, size, specs=load_task_specs(specs, specs_only))
     if total is not None:
         total(len(episodes))
     expert = Expert(seed=seed)
