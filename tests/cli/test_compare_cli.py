@@ -24,7 +24,7 @@ def test_compare_prints_the_paired_table_of_two_eval_runs(tmp_path: Path, capsys
     losses = {v.episode_id for v in verdicts_of(load_run(never)[1]) if v.success}
     assert wins  # the oracle completes the tasks the never-ask agent cannot
     gained, lost = len(wins - losses), len(losses - wins)
-    assert f"| oracle | {len(wins)} of 6 [" in table and f"+{gained} / -{lost}, p = " in table
+    assert f"| oracle | {len(wins)} of 6, " in table and f"+{gained} / -{lost}, p = " in table
     rows = json.loads((tmp_path / "c.json").read_text())
     assert [r["name"] for r in rows] == ["never", "oracle"] and rows[1]["sr_test"]["other_only"] == gained
 

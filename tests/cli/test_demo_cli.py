@@ -57,11 +57,12 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--config", str(config)]) == 0
-    err = capsys.readouterr().err
+    shown = capsys.readouterr()
+    err, out = shown.err, shown.out
     run_dir = config.parent / "runs" / "demo"
     assert f"report: {run_dir / 'report.html'}" in err.replace("\n", "")
-    assert "| after stage 1 (SFT) |" in err and "| after stage 3 (task GRPO) |" in err
-    assert "action GRPO" not in err  # skipped by the config
+    assert "| after stage 1 (SFT) |" in out and "| after stage 3 (task GRPO) |" in out  # the table: standard output
+    assert "action GRPO" not in out + err  # skipped by the config
     page = (run_dir / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "sft · inquire-sim" in page
     rows = json.loads((run_dir / "comparison.json").read_text())["rows"]
@@ -69,7 +70,7 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     assert rows[-1]["scores"]["inquire-sim"]["sr"] > rows[0]["scores"]["inquire-sim"]["sr"]  # oracle vs never-ask
     oracle = rows[-1]["scores"]["inquire-sim"]["mean_score"]
     assert oracle > rows[0]["scores"]["inquire-sim"]["mean_score"]
-    assert f"| {oracle:.2f} |" in err and "inquire-sim score" in err
+    assert f"| {oracle:.2f} |" in out and "inquire-sim score" in out
     # each trained model's task success against the untrained one's, paired on the same episodes
     from mobile_r1.eval.runner import load_run, verdicts_of
 
@@ -79,14 +80,14 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     assert gained > 0  # the oracle completes tasks the never-ask agent cannot
     tests = json.loads((run_dir / "comparison.json").read_text())["sr_vs_untrained"]
     assert set(tests) == {"sft", "task-grpo"} and (tests["task-grpo"]["inquire-sim"]["gained"], tests["task-grpo"]["inquire-sim"]["lost"]) == (gained, lost)
-    assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p" in err.replace("\n", "")
+    assert f"| after stage 3 (task GRPO) | +{gained} / -{lost}, p" in out.replace("\n", "")
     # and its questions at the right step, on the episodes that need one: the oracle asks in each, never-ask in none
     verdicts = verdicts_of(load_run(run_dir / "eval" / "task-grpo" / "inquire-sim")[1])
     needed = sum(v.inquiry_needed for v in verdicts)
     assert needed > 0 and sum(v.inquiry == "asked" for v in verdicts) == needed
     asked = json.loads((run_dir / "comparison.json").read_text())["asked_vs_untrained"]["task-grpo"]
     assert set(asked) == {"inquire-sim"} and (asked["inquire-sim"]["gained"], asked["inquire-sim"]["lost"]) == (needed, 0)
-    assert "A question at the right step against the untrained model" in err.replace("\n", " ")
+    assert "A question at the right step against the untrained model" in out.replace("\n", " ")
 
 
 def test_a_second_demo_continues_and_fresh_starts_over(config: Path, capsys: pytest.CaptureFixture[str],

@@ -30,11 +30,35 @@ def test_eval_prints_metrics_and_writes_the_run(tmp_path: Path, capsys: pytest.C
     code = main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "2", "--out", str(run), "--json"])
     out = capsys.readouterr().out
     assert code == 0
-    summary = json.loads(out.splitlines()[0])
-    assert summary["overall"]["n"] == 2 and summary["overall"]["sr"]["value"] == 1.0
-    assert "over-inquiry" in out and "all" in out
+    summary = json.loads(out)  # standard output is one JSON document: no table after it
+    assert summary["overall"]["n"] == 2 and summary["overall"]["sr"]["value"] == 1.0 and summary["infra_errors"] == 0
     assert len(_lines(run / "episodes.jsonl")) == 2
     assert json.loads((run / "run.json").read_text())["agent"] == "oracle"
+    # without --json the table goes to standard output, with every interval in one format
+    assert main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "2"]) == 0
+    table = capsys.readouterr().out
+    assert "over-inquiry" in table and "all" in table and "100.0% [34.2, 100.0]" in table
+
+
+def test_a_bad_agent_option_leaves_no_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "random", "--suite", "nav-sim", "--episodes", "2", "--option", "tempreature=1",
+                 "--out", str(run)]) == 2
+    assert "tempreature" in capsys.readouterr().err and not run.exists()
+    # the corrected command then runs in that folder
+    assert main(["eval", "--agent", "random", "--suite", "nav-sim", "--episodes", "2", "--out", str(run)]) == 0
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("mobile-r1 ")
+
+
+def test_a_few_episodes_are_a_stratified_sample_with_control_tasks(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "8", "--out", str(run)]) == 0
+    categories = [r["category"] for r in _lines(run / "episodes.jsonl")]
+    assert "control" in categories and sum(c != "control" for c in categories) >= 4
 
 
 def test_eval_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> None:

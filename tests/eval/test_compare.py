@@ -56,7 +56,7 @@ def test_compare_runs_pairs_episodes_by_id_and_tests_each_run_against_the_first(
     assert (rows[1].isr_test.other_only, rows[1].isr_test.base_only) == (2, 1)
     assert (rows[1].asked_test.other_only, rows[1].asked_test.base_only) == (2, 0)
     table = comparison_markdown(compare_runs([base, other], ["untrained", "trained"]))
-    assert "| trained | 2 of 4 [" in table and "+2 / -0, p = 0.500" in table and "+2 / -1, p = 1.000" in table
+    assert "| trained | 2 of 4, 50.0% [15.0, 85.0] |" in table and "+2 / -0, p = 0.500" in table and "+2 / -1, p = 1.000" in table
     assert "asked vs untrained" in table and "| 2 of 2 |" in table
 
 

@@ -17,7 +17,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(stderr=True)
+console = Console(stderr=True)  # notes, progress and errors: standard error
+# Results (tables, reports) go to standard output, wide enough not to fold a table when it is not a terminal.
+output = Console(width=None if sys.stdout.isatty() else 160)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"mobile-r1 {version('mobile-r1')}")
+        except PackageNotFoundError:  # run from a source tree without an install
+            typer.echo("mobile-r1 (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """Train and evaluate phone agents that act on a screen and know when to ask the human."""
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], output: Path | None) -> None:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from mobile_r1.cli.app import app, console
+from mobile_r1.cli.app import app, console, output
 
 DEFAULT_CONFIG = Path("configs") / "demo.yaml"
 
@@ -45,7 +45,7 @@ def demo(
     if resume:
         console.print(f"continuing the demo run in {run_dir} (--fresh starts over)")
     result = run_curriculum(cfg, resume=resume, output_dir=str(run_dir), log=console.print)
-    console.print(result.comparison_md.read_text(encoding="utf-8"), markup=False)
+    output.print(result.comparison_md.read_text(encoding="utf-8"), markup=False)
     timings = ", ".join(f"{k} {v:.0f}s" for k, v in result.timings.items())
     console.print(f"wall time: {timings}", markup=False)
     console.print(f"comparison: {result.comparison_md} and {result.comparison_json}", markup=False)

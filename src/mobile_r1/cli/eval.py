@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from mobile_r1.cli.app import app, console
+from mobile_r1.cli.app import app, console, output
 
 
 def _progress() -> Progress:
@@ -41,10 +40,10 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
         table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True)
 
     def rate(r: Any) -> str:
-        return f"{100 * r.value:.1f}% [{100 * r.low:.0f}-{100 * r.high:.0f}]" if r.n else "-"
+        return str(r) if r.n else "-"
 
     def mean(m: Any) -> str:
-        return f"{m.value:.2f} [{m.low:.1f}-{m.high:.1f}]" if m.n else "-"
+        return str(m) if m.n else "-"
 
     def row(name: str, s: Any, style: str | None = None) -> None:
         table.add_row(name, str(s.n), rate(s.sr), rate(s.isr), rate(s.over_inquiry), rate(s.safety_violation),
@@ -100,10 +99,11 @@ def eval_command(
 
         result = run_eval(config, progress=update)
     title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
-    if as_json:
-        typer.echo(json.dumps({**result.report.to_dict(),
+    if as_json:  # the figures alone: standard output stays one JSON document
+        typer.echo(json.dumps({**result.report.to_dict(), "infra_errors": len(result.infra_errors),
                                "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
-    Console(width=160).print(metrics_table(result.report, title, result.needs_inquiry))
+    else:
+        output.print(metrics_table(result.report, title, result.needs_inquiry))
     if result.infra_errors:
         console.print(f"{len(result.infra_errors)} episode(s) failed on the phone's side (infrastructure errors, left out of "
                       "every figure); run again with --resume to play them", markup=False)
@@ -166,8 +166,9 @@ def eval_offline_command(
     if out is not None:
         write_step_results(out, result)
     report = result.report
-    if as_json:
+    if as_json:  # the figures alone: standard output stays one JSON document
         typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+        return
     table = Table(title=f"{agent} on {data.name}: {report.steps} steps, matcher {report.preset}")
     for column in ("label type", "steps", "Type", "Grounding", "Step SR"):
         table.add_column(column, justify="left" if column == "label type" else "right")
@@ -177,4 +178,4 @@ def eval_offline_command(
                   style="bold")
     q = report.inquiry
     table.caption = f"inquiry (call_user): P {_pct(q.precision)}  R {_pct(q.recall)}  F1 {_pct(q.f1)}  matcher: {report.preset}"
-    Console(width=140).print(table)
+    output.print(table)

@@ -26,7 +26,7 @@ def match(
     for m in matches:
         typer.echo(json.dumps(m.to_dict()))
     typer.echo(json.dumps({"summary": report.to_dict()}, ensure_ascii=False))
-    console.print(_table(report))
+    console.print(_table(report))  # standard output holds the JSON lines
 
 
 def _pct(value: float | None) -> str:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from mobile_r1.cli.app import console
+from mobile_r1.cli.app import console, output
 from mobile_r1.cli.data import data_app
 from mobile_r1.cli.sim import sim_app
 
@@ -40,7 +40,7 @@ def tasks(
         table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(r["id"], ", ".join(r["apps"]), r["category"], r["subcategory"], ", ".join(r["inquiries"]) or "-")
-    console.print(table)
+    output.print(table)
 
 
 @sim_app.command("taxonomy")

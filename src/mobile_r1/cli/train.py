@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from mobile_r1.cli.app import app, console
+from mobile_r1.cli.app import app, console, output
 
 
 @app.command()
@@ -29,7 +29,7 @@ def train(
         from mobile_r1.train.curriculum import run_curriculum
 
         outcome = run_curriculum(config, resume=resume, output_dir=output_dir, log=console.print)
-        console.print(outcome.comparison_md.read_text(encoding="utf-8"), markup=False)
+        output.print(outcome.comparison_md.read_text(encoding="utf-8"), markup=False)
         console.print(f"comparison: {outcome.comparison_md}" + (f"; report: {outcome.report}" if outcome.report else ""), markup=False)
         return
     result = run_training(config, stage, resume=resume, output_dir=output_dir)

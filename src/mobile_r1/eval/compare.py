@@ -121,7 +121,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
 
 
 def _count(rate: Rate) -> str:
-    return f"{rate.k} of {rate.n} [{100 * rate.low:.0f}-{100 * rate.high:.0f}%]"
+    return f"{rate.k} of {rate.n}, {rate}"
 
 
 def format_p(p: float) -> str:

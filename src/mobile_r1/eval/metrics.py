@@ -44,7 +44,11 @@ class Rate:
     high: float
 
     def __str__(self) -> str:
-        return f"{100 * self.value:.1f}% [{100 * self.low:.1f}, {100 * self.high:.1f}]"
+        """The one way a rate is printed: `46.0% [35.2, 57.1]` (the 95% interval in percent)."""
+        return f"{100 * self.value:.1f}% {self.interval()}"
+
+    def interval(self) -> str:
+        return f"[{100 * self.low:.1f}, {100 * self.high:.1f}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,11 @@ class Mean:
     high: float
 
     def __str__(self) -> str:
-        return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}]"
+        """The one way a mean is printed: `2.31 [2.05, 2.57]` (the 95% interval)."""
+        return f"{self.value:.2f} {self.interval()}"
+
+    def interval(self) -> str:
+        return f"[{self.low:.2f}, {self.high:.2f}]"
 
 
 def wilson(k: int, n: int, z: float = Z95) -> Rate:

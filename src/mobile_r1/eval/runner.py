@@ -472,14 +472,18 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
     started = time.perf_counter()
     backend = config.backend()
     try:
-        return _run(config, backend, started, progress)
+        tasks = suite_episodes(config, backend)
+        agent = build_agent(config)  # its options are checked before anything is written: a typo leaves no run folder
+        try:
+            return _run(config, backend, agent, tasks, started, progress)
+        finally:
+            agent.close()
     finally:
         backend.close()
 
 
-def _run(config: EvalConfig, backend: Backend, started: float,
+def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[EpisodeRef], started: float,
          progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
-    tasks = suite_episodes(config, backend)
     run_dir, log, previous = _open_run_dir(config)
     wanted = {t.id for t in tasks}
     finished = {r["id"]: r for r in latest_records(previous) if r.get("id") in wanted}
@@ -507,11 +511,7 @@ def _run(config: EvalConfig, backend: Backend, started: float,
             for task in todo:
                 on_done(run_one(task, config, run_dir, backend))
         else:
-            agent = build_agent(config)
-            try:
-                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
-            finally:
-                agent.close()
+            run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed

@@ -83,21 +83,26 @@ class SuiteItem(NamedTuple):
 
 def plan_split(name: str, split: str = "test", seed: int = 0, size: int | None = None,
                specs: list[TaskSpec] | None = None) -> list[SuiteItem]:
-    """The episodes of one split, deterministic for `seed`. `size` cuts (or cycles) the balanced list to that length."""
+    """The episodes of one split, deterministic for `seed`. `size` cuts (or cycles) the balanced list to that length:
+    groups (an inquiry sub-category's tasks, or one control / navigation task) take turns, the inquiry groups and the
+    control groups interleaved in proportion, so any prefix is a stratified sample of both."""
     suite = get_suite(name)
     chosen = suite_specs(name, split, specs)
     if not chosen:
         raise ConfigError(f"suite {name!r} has no tasks in split {split!r}")
     template_split = "train" if split == "train" else "test"
     rng = random.Random(f"{name}:{split}:{seed}")
-    groups: list[tuple[str, list[TaskSpec], int]] = []
+    inquiring: list[tuple[str, list[TaskSpec], int]] = []
     for sub in SUBCATEGORIES:
         members = [s for s in chosen if s.subcategory == sub.name and s.category not in ("control", "navigation")]
         if members and suite.per_group[split]:
-            groups.append((sub.name, members, suite.per_group[split]))
-    for s in chosen:
-        if s.category in ("control", "navigation"):
-            groups.append((s.id, [s], suite.per_control[split]))
+            inquiring.append((sub.name, members, suite.per_group[split]))
+    controls = [(s.id, [s], suite.per_control[split]) for s in chosen if s.category in ("control", "navigation")]
+    # The two strata take turns in proportion to their sizes, so a prefix of the list (`--episodes N`) holds tasks
+    # that need a question and control tasks alike.
+    keyed = [((i + 0.5) / len(inquiring), 0, g) for i, g in enumerate(inquiring)]
+    keyed += [((i + 0.5) / len(controls), 1, g) for i, g in enumerate(controls)]
+    groups = [g for _, _, g in sorted(keyed, key=lambda k: (k[0], k[1]))]
     plan: list[list[tuple[TaskSpec, int]]] = []
     for _, members, n in groups:
         items = []
