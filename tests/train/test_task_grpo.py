@@ -246,6 +246,10 @@ def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: 
     played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
     assert [(r["step"], r["group"]) for r in played] == [(1, 0), (1, 0), (2, 0), (2, 0)]
     assert all(r["episode"].startswith("settings.dark_mode/train") and len(r["turns"]) == 2 for r in played)
+    from PIL import Image
+
+    with Image.open(tmp_path / "run" / "curves.png") as curves:  # the learning curves, drawn when the stage ends
+        assert curves.format == "PNG" and curves.width > 600
 
 
 def test_unknown_task_ids_are_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

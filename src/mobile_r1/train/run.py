@@ -443,6 +443,10 @@ def train(
     accelerator.wait_for_everyone()
     save_final(policy, run_dir / "final", accelerator, model_view(config))
     log.close()
+    if main:
+        from mobile_r1.train.curves import draw_curves
+
+        draw_curves(run_dir, title=f"{stage} ({run_dir.name})")
     return RunResult(run_dir, total, last, last_eval, main)
 
 
