@@ -30,10 +30,13 @@ TINY: dict[str, Any] = {
     "curriculum": {"generate": {"suites": ["inquire-sim"], "episodes": 2}, "eval_suites": ["inquire-sim", "nav-sim"],
                    "eval_episodes": 2, "eval_max_steps": 2, "eval_max_new_tokens": 8, "eval_batch": 2},
 }
+# the full run also scores in-distribution episodes and the held-out labelled steps
+FULL = {**TINY, "curriculum": {**TINY["curriculum"], "eval_in_distribution": 2, "eval_steps": True,
+                               "generate": {"suites": ["inquire-sim"], "episodes": 2, "eval_episodes": 1}}}
 
 
-def write_config(folder: Path, **changes: Any) -> Path:
-    data = json.loads(json.dumps(TINY))
+def write_config(folder: Path, base: dict[str, Any] | None = None, **changes: Any) -> Path:
+    data = json.loads(json.dumps(base or TINY))
     for dotted, value in changes.items():
         section, key = dotted.split("__")
         data[section][key] = value
@@ -57,7 +60,7 @@ def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> di
     from mobile_r1.train import run as run_module
 
     folder = tmp_path_factory.mktemp("curriculum")
-    config = write_config(folder)
+    config = write_config(folder, FULL)
     out = folder / "run"
     loaded: list[tuple[str, dict[str, torch.Tensor]]] = []
     real_run, real_policy = run_module.load_policy, policy_module.load_policy
@@ -86,7 +89,7 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
     data = json.loads((out / "comparison.json").read_text())
     assert [r["label"] for r in data["rows"]] == ["untrained", "sft", "action-grpo", "task-grpo"]
     for row in data["rows"]:
-        assert set(row["scores"]) == {"inquire-sim", "nav-sim"}
+        assert set(row["scores"]) == {"inquire-sim", "nav-sim", "inquire-sim-indist", "nav-sim-indist"}
         for score in row["scores"].values():
             assert score["episodes"] == 2
             assert 0.0 <= score["sr"] <= 1.0 and 0.0 <= score["isr"] <= 1.0
@@ -124,6 +127,39 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
            for label in ("untrained", "sft", "action-grpo", "task-grpo")}
     assert len({tuple(sorted(v)) for v in ids.values()}) == 1
     assert (out / "data" / "inquire-sim" / "episodes.jsonl").is_file()
+
+
+@pytest.mark.slow
+def test_each_stage_is_tested_against_sft_on_held_out_and_in_distribution_episodes_and_steps(full_run: dict[str, Any]) -> None:
+    out: Path = full_run["out"]
+    data = json.loads((out / "comparison.json").read_text())
+
+    def successes(label: str, key: str) -> dict[str, bool]:
+        return {json.loads(ln)["id"]: json.loads(ln)["verdict"]["success"]
+                for ln in (out / "eval" / label / key / "episodes.jsonl").read_text().splitlines()}
+
+    for label in ("action-grpo", "task-grpo"):
+        for suite in ("inquire-sim", "nav-sim"):
+            for tests, key in ((data["sr_vs_sft"], suite), (data["in_distribution"]["sr_vs_sft"], f"{suite}-indist")):
+                test = tests[label][suite]
+                mine, sft = successes(label, key), successes("sft", key)
+                assert set(mine) == set(sft)
+                assert (test["gained"], test["lost"]) == (sum(mine[i] and not sft[i] for i in mine),
+                                                          sum(sft[i] and not mine[i] for i in mine))
+    assert set(data["sr_vs_sft"]) == {"action-grpo", "task-grpo"}
+    assert data["in_distribution"]["episodes_per_suite"] == 2 and data["episodes_per_suite"] == 2
+    # in-distribution episodes use train phrasings, and no instruction of a training episode
+    trained = set((out / "eval" / "train-instructions.txt").read_text().splitlines())
+    assert trained
+    for suite in ("inquire-sim", "nav-sim"):
+        records = [json.loads(ln) for ln in (out / "eval" / "sft" / f"{suite}-indist" / "episodes.jsonl").read_text().splitlines()]
+        assert len(records) == 2 and all("/train" in r["id"] and r["instruction"] not in trained for r in records)
+    # the held-out labelled steps: every trained model scored on the same steps, tested against SFT
+    assert set(data["steps"]) == {"sft", "action-grpo", "task-grpo"} and set(data["steps_vs_sft"]) == {"action-grpo", "task-grpo"}
+    steps = [json.loads(ln) for ln in (out / "eval" / "sft" / "steps.jsonl").read_text().splitlines()]
+    assert steps[-1]["summary"]["steps"] == data["steps"]["sft"]["steps"] == data["steps_vs_sft"]["task-grpo"]["steps"]
+    md = (out / "comparison.md").read_text()
+    assert "In-distribution episodes" in md and "Held-out labelled steps" in md and "against the after stage 1 (SFT)" in md
 
 
 @pytest.mark.slow
@@ -307,6 +343,8 @@ def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> 
     text = curriculum.paired_markdown(tests, ["inquire-sim", "nav-sim"])
     assert "| after stage 3 (task GRPO) | +14 / -0, p < 0.001 | +3 / -1, p = 0.625 |" in text
     assert "| after stage 3 (task GRPO) | +26 / -0, p < 0.001 | - |" in text  # nav-sim needs no question
-    assert text.index(curriculum.PAIRED["sr"]) < text.index(curriculum.PAIRED["asked"])
-    assert curriculum.PAIRED["asked"] not in curriculum.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
+    sr, asked = (curriculum.PAIRED[m].format(base="untrained") for m in ("sr", "asked"))
+    assert text.index(sr) < text.index(asked)
+    assert asked not in curriculum.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
+    assert "against the after stage 1 (SFT) model" in curriculum.paired_markdown(tests, ["inquire-sim"], base="sft")
     assert curriculum.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""

@@ -78,6 +78,8 @@ def eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
     specs: Optional[Path] = typer.Option(None, "--specs", help="(sim) A folder of your own task specs, added to the packaged ones."),
     specs_only: bool = typer.Option(False, "--specs-only", help="(sim) Use the --specs folder alone."),
+    exclude: Optional[Path] = typer.Option(None, "--exclude", help="A file of instructions, one per line (a training "
+                                           "set's): skip episodes with one of them; --episodes counts the others."),
 ) -> None:
     """Run an agent on a suite of a phone backend; judge every episode; print SR, ISR, over-inquiry, safety, steps and
     score."""
@@ -88,7 +90,8 @@ def eval_command(
         agent_options["base_url"] = base_url
     from mobile_r1.cli.tasks import _specs_options
 
-    config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only), suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
+    config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only),
+                        exclude=str(exclude) if exclude else None, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
                         agent_options=agent_options)
     with _progress() as bar:

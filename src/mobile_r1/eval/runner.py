@@ -47,7 +47,7 @@ RESEEDED_KINDS = frozenset({"random"})
 EPISODES_FILE, RUN_FILE, METRICS_FILE, SCREENS_DIR = "episodes.jsonl", "run.json", "metrics.json", "screens"
 # Options that must agree between a run and its resumption (anything else, e.g. workers, may change).
 RESUME_KEYS = ("agent", "env", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed",
-               "agent_options", "env_options")
+               "agent_options", "env_options", "exclude")
 
 
 @dataclass(slots=True)
@@ -67,6 +67,8 @@ class EvalConfig:
     scale          screenshot scale of the 1080x2400 screen
     agent_options  further keyword options for `make_agent` (base_url, temperature, ...)
     env_options    further keyword options for `make_backend`
+    exclude        a text file of instructions, one per line (a training set's): episodes with one of them are
+                   skipped, and `episodes` counts the others (in-distribution episodes no training episode used)
     """
 
     agent: str
@@ -84,6 +86,7 @@ class EvalConfig:
     resume: bool = False
     agent_options: dict[str, Any] = field(default_factory=dict)
     env_options: dict[str, Any] = field(default_factory=dict)
+    exclude: str | None = None
 
     def validate(self) -> None:
         if self.workers < 1:
@@ -141,7 +144,14 @@ def suite_episodes(config: EvalConfig, backend: Backend | None = None) -> list[E
     own = backend is None
     backend = backend or config.backend()
     try:
-        return backend.episodes(config.suite, config.split, config.episodes, config.seed)
+        if config.exclude is None:
+            return backend.episodes(config.suite, config.split, config.episodes, config.seed)
+        path = Path(config.exclude)
+        if not path.is_file():
+            raise ConfigError(f"--exclude {path}: no such file (one instruction per line)")
+        seen = {line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+        kept = [e for e in backend.episodes(config.suite, config.split, None, config.seed) if e.instruction not in seen]
+        return kept if config.episodes is None else kept[: config.episodes]
     finally:
         if own:
             backend.close()

@@ -216,6 +216,12 @@ class CurriculumConfig(_Section):
     eval_max_new_tokens: int = Field(128, ge=1, description="generation length per step at evaluation")
     eval_batch: int = Field(8, ge=1, description="episodes advanced together (one batched generation per turn)")
     eval_untrained: bool = Field(True, description="also score the model before any stage")
+    eval_in_distribution: int = Field(0, ge=0, description="also score every model on this many in-distribution "
+                                      "episodes per suite: train phrasings, with seeds and instructions (so parameter "
+                                      "values) no training episode used")
+    eval_in_distribution_seed: int = Field(7, description="seed of the in-distribution episodes' train split")
+    eval_steps: bool = Field(False, description="also score every model on the held-out labelled steps (data.eval) "
+                             "offline: action type and exact step (matcher qwen-ac), paired against the SFT model")
     stage_lr: dict[Literal["sft", "action-grpo", "task-grpo"], float] = Field(
         default_factory=dict, description="learning rate of a stage in place of optim.lr, e.g. {sft: 3.0e-3}")
 

@@ -56,12 +56,72 @@ class SuiteScore:
 
 
 @dataclass
+class StepScore:
+    """One model's greedy predictions of the held-out labelled steps, scored offline (matcher qwen-ac)."""
+
+    steps: int
+    type_accuracy: float
+    step_sr: float
+
+
+@dataclass
 class ModelRow:
-    """A row of the comparison: the model after a stage (or untrained) and its scores per suite."""
+    """A row of the comparison: the model after a stage (or untrained), its scores per evaluation set (a suite's
+    held-out split under the suite's name; its in-distribution episodes under `<suite>-indist`) and on the held-out
+    labelled steps."""
 
     label: str
     model: str
     scores: dict[str, SuiteScore] = field(default_factory=dict)
+    steps: StepScore | None = None
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """Episodes every model is scored on: a suite's held-out split, or its in-distribution episodes."""
+
+    key: str  # the folder under eval/<model>/ and the key of ModelRow.scores
+    suite: str
+    split: str
+    seed: int
+    episodes: int
+    exclude: str | None = None  # instructions a training episode used (in-distribution sets)
+
+    @property
+    def in_distribution(self) -> bool:
+        return self.exclude is not None
+
+
+def eval_sets(config: TrainConfig, run_dir: Path) -> list[EvalSet]:
+    """The held-out split of each evaluation suite, and with `eval_in_distribution` each suite's in-distribution
+    episodes: the train split under another seed, less every instruction a training episode used."""
+    cur = config.curriculum
+    sets = [EvalSet(suite, suite, cur.eval_split, cur.eval_seed, cur.eval_episodes) for suite in cur.eval_suites]
+    if cur.eval_in_distribution:
+        exclude = str(run_dir / "eval" / TRAIN_INSTRUCTIONS)
+        sets += [EvalSet(f"{suite}-indist", suite, "train", cur.eval_in_distribution_seed, cur.eval_in_distribution,
+                         exclude) for suite in cur.eval_suites]
+    return sets
+
+
+TRAIN_INSTRUCTIONS = "train-instructions.txt"
+
+
+def write_training_instructions(config: TrainConfig, run_dir: Path) -> Path:
+    """Every instruction a training episode of this run uses (the expert data of stages 1-2 and stage 3's task
+    episodes), one per line: what in-distribution evaluation episodes must not repeat."""
+    from mobile_r1.train.data import load_episode_files
+    from mobile_r1.train.task_grpo import stage_backend
+
+    seen = {e.instruction for e in load_episode_files(list(config.data.train))} if config.data.train else set()
+    t = config.task_grpo
+    if "task-grpo" in config.curriculum.stages:
+        with stage_backend(config) as backend:
+            seen |= {e.instruction for e in backend.episodes(t.suite, "train", t.train_episodes, config.run.seed, t.tasks)}
+    path = run_dir / "eval" / TRAIN_INSTRUCTIONS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{line}\n" for line in sorted(seen)), encoding="utf-8")
+    return path
 
 
 @dataclass
@@ -215,15 +275,41 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
     cur = config.curriculum
     options = eval_agent_options(config)
     configs: dict[str, EvalConfig] = {}
-    for suite in cur.eval_suites:
-        out = run_dir / "eval" / label / suite
-        configs[suite] = EvalConfig(
-            agent=f"hf:{model}", suite=suite, split=cur.eval_split, episodes=cur.eval_episodes,
+    for s in eval_sets(config, run_dir):
+        out = run_dir / "eval" / label / s.key
+        configs[s.key] = EvalConfig(
+            agent=f"hf:{model}", suite=s.suite, split=s.split, episodes=s.episodes,
             workers=cur.eval_batch, dialect=config.data.dialect, observation=config.data.observation_mode,
-            max_steps=cur.eval_max_steps, seed=cur.eval_seed, out=out, resume=(out / RUN_FILE).exists(),
-            agent_options=options, env_options=config.tasks.backend_options(),
+            max_steps=cur.eval_max_steps, seed=s.seed, out=out, resume=(out / RUN_FILE).exists(),
+            agent_options=options, env_options=config.tasks.backend_options(), exclude=s.exclude,
         )
     return score_suites(configs, side_by_side=options["device"] is None)
+
+
+def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path) -> StepScore:
+    """Greedy predictions of the held-out labelled steps (`data.eval`) by `model`, prompted as it was trained, scored
+    with the qwen-ac matcher; the per-step results go to eval/<label>/steps.jsonl."""
+    from mobile_r1.agents import make_agent
+    from mobile_r1.core.matching import get_matcher
+    from mobile_r1.eval.offline import evaluate_offline, write_step_results
+    from mobile_r1.train.data import load_episode_files
+
+    if not config.data.eval:
+        raise ConfigError("curriculum.eval_steps needs held-out labelled steps: data.eval, or curriculum.generate with "
+                          "eval_episodes")
+    episodes = load_episode_files(list(config.data.eval))
+    options = {k: v for k, v in eval_agent_options(config).items() if v is not None}
+    agent = make_agent(f"hf:{model}", dialect=config.data.dialect, observation_mode=config.data.observation_mode,
+                       **options)
+    try:
+        result = evaluate_offline(agent, episodes, get_matcher("qwen-ac"), batch_size=config.curriculum.eval_batch)
+    finally:
+        agent.close()
+    out = run_dir / "eval" / label / "steps.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_step_results(out, result)
+    r = result.report
+    return StepScore(r.steps, r.type_accuracy, r.step_sr)
 
 
 def score_suites(configs: dict[str, Any], side_by_side: bool) -> dict[str, SuiteScore]:
@@ -266,71 +352,124 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
-def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, split: str) -> str:
-    """The comparison as a markdown table: a row per model, SR / ISR / over-inquiry / safety / score per suite."""
+def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, split: str,
+                        keys: list[str] | None = None, intro: str | None = None) -> str:
+    """The comparison as a markdown table: a row per model, SR / ISR / over-inquiry / safety / score per evaluation
+    set (`keys`, default the suites)."""
+    keys = keys or suites
     head = ["model"]
-    for suite in suites:
-        head += [f"{suite} SR", f"{suite} ISR", f"{suite} over-inq.", f"{suite} safety viol.", f"{suite} score"]
-    lines = [f"Held-out `{split}` episodes: {episodes} per suite, the same for every model. "
-             "ISR: asked when the task needed it, stayed silent when not. Score: the judge's 0-4 grade, mean.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key in keys:
+        head += [f"{key} SR", f"{key} ISR", f"{key} over-inq.", f"{key} safety viol.", f"{key} score"]
+    lines = [intro or (f"Held-out `{split}` episodes: {episodes} per suite, the same for every model. "
+                       "ISR: asked when the task needed it, stayed silent when not. Score: the judge's 0-4 grade, mean."),
+             "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [STAGE_TITLES.get(row.label, row.label)]
-        for suite in suites:
-            s = row.scores.get(suite)
+        for key in keys:
+            s = row.scores.get(key)
             cells += ([_pct(s.sr), _pct(s.isr), _pct(s.over_inquiry), _pct(s.safety_violation),
                        "-" if s.mean_score is None else f"{s.mean_score:.2f}"] if s else ["-"] * 5)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-Tests = dict[str, dict[str, dict[str, Any]]]  # model label -> suite -> {gained, lost, p}
+Tests = dict[str, dict[str, dict[str, Any]]]  # model label -> set (suite) -> {gained, lost, p}
 PAIRED = {  # what the tables under the comparison test, and how they are introduced
-    "sr": "Task success against the untrained model on the same episodes (exact McNemar: + episodes only the "
-          "trained model completed, - only the untrained one):",
-    "asked": "A question at the right step against the untrained model, on the episodes whose task needs one (exact "
-             "McNemar: + episodes only the trained model asked in, - only the untrained one):",
+    "sr": "Task success against the {base} model on the same episodes (exact McNemar: + episodes only the "
+          "later model completed, - only the {base} one):",
+    "asked": "A question at the right step against the {base} model, on the episodes whose task needs one (exact "
+             "McNemar: + episodes only the later model asked in, - only the {base} one):",
 }
 
 
-def paired_tests(run_dir: Path, rows: list[ModelRow], suites: list[str]) -> dict[str, Tests]:
-    """Each trained model against the untrained one on the same episodes (exact McNemar): task success ("sr") on
-    every suite, and asking at the right step ("asked") on the suites with tasks that need a question."""
+def paired_tests(run_dir: Path, rows: list[ModelRow], keys: list[str], base: str = UNTRAINED) -> dict[str, Tests]:
+    """Each later model against the `base` one on the same episodes (exact McNemar): task success ("sr") on every
+    evaluation set, and asking at the right step ("asked") on the sets with tasks that need a question. `keys` are
+    the sets' folders under eval/<model>/ (and the keys of the result)."""
     from mobile_r1.eval.compare import compare_runs
 
     out: dict[str, Tests] = {metric: {} for metric in PAIRED}
-    if not rows or rows[0].label != UNTRAINED:
+    labels = [row.label for row in rows]
+    if base not in labels:
         return out
-    for suite in suites:
-        folders = {row.label: run_dir / "eval" / row.label / suite for row in rows}
+    later = labels[labels.index(base) + 1 :]
+    for key in keys:
+        folders = {label: run_dir / "eval" / label / key for label in [base, *later]}
         scored = [label for label, folder in folders.items() if (folder / "episodes.jsonl").is_file()]
-        if UNTRAINED not in scored or len(scored) < 2:
+        if base not in scored or len(scored) < 2:
             continue
         for label, compared in zip(scored[1:], compare_runs([folders[label] for label in scored])[1:]):
             for metric, test in (("sr", compared.sr_test), ("asked", compared.asked_test)):
                 if test is not None:
-                    out[metric].setdefault(label, {})[suite] = {"gained": test.other_only, "lost": test.base_only,
-                                                                "p": test.p}
-    order = [row.label for row in rows[1:]]
-    return {metric: {label: tests[label] for label in order if label in tests} for metric, tests in out.items()}
+                    out[metric].setdefault(label, {})[key] = {"gained": test.other_only, "lost": test.base_only,
+                                                              "p": test.p}
+    return {metric: {label: tests[label] for label in later if label in tests} for metric, tests in out.items()}
 
 
-def paired_markdown(tests: dict[str, Tests], suites: list[str]) -> str:
-    """The paired tests as tables under the comparison: a row per trained model, a cell per suite."""
+def step_tests(run_dir: Path, rows: list[ModelRow], base: str = "sft") -> dict[str, dict[str, Any]]:
+    """Each later model's exact steps on the held-out labelled steps against the `base` model's (exact McNemar over
+    the same steps, read from eval/<model>/steps.jsonl)."""
+    from mobile_r1.eval.compare import PairedTest
+
+    def exact(label: str) -> dict[tuple[str, int], bool] | None:
+        path = run_dir / "eval" / label / "steps.jsonl"
+        if not path.is_file():
+            return None
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return {(r["episode_id"], r["step"]): bool(r["exact"]) for r in lines if "summary" not in r}
+
+    labels = [row.label for row in rows]
+    reference = exact(base) if base in labels else None
+    if reference is None:
+        return {}
+    out = {}
+    for label in labels[labels.index(base) + 1 :]:
+        other = exact(label)
+        if other is None or set(other) != set(reference):
+            continue
+        keys = sorted(reference)
+        test = PairedTest.of([reference[k] for k in keys], [other[k] for k in keys])
+        out[label] = {"gained": test.other_only, "lost": test.base_only, "p": test.p, "steps": len(keys)}
+    return out
+
+
+def paired_markdown(tests: dict[str, Tests], suites: list[str], base: str = UNTRAINED) -> str:
+    """The paired tests as tables under the comparison: a row per later model, a cell per evaluation set."""
     from mobile_r1.eval.compare import format_p
 
     lines: list[str] = []
     for metric, by_label in tests.items():
         if not by_label:
             continue
-        lines += ["", PAIRED[metric], "", "| model | " + " | ".join(suites) + " |", "|" + "---|" * (len(suites) + 1)]
-        for label, by_suite in by_label.items():
+        keys = suites
+        intro = PAIRED[metric].format(base="untrained" if base == UNTRAINED else STAGE_TITLES.get(base, base))
+        lines += ["", intro, "", "| model | " + " | ".join(keys) + " |", "|" + "---|" * (len(keys) + 1)]
+        for label, by_key in by_label.items():
             cells = [STAGE_TITLES.get(label, label)]
-            for suite in suites:
-                t = by_suite.get(suite)
+            for key in keys:
+                t = by_key.get(key)
                 cells.append("-" if t is None else f"+{t['gained']} / -{t['lost']}, {format_p(t['p'])}")
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def steps_markdown(rows: list[ModelRow], tests: dict[str, dict[str, Any]]) -> str:
+    """The held-out labelled steps: each model's type accuracy and exact-step rate, and the paired tests vs SFT."""
+    from mobile_r1.eval.compare import format_p
+
+    scored = [row for row in rows if row.steps is not None]
+    if not scored:
+        return ""
+    lines = ["", f"Held-out labelled steps ({scored[0].steps.steps}, predicted greedily from the labelled history; "  # type: ignore[union-attr]
+             "matcher qwen-ac); exact steps against the SFT model (exact McNemar):", "",
+             "| model | action type | exact step | vs SFT |", "|---|---|---|---|"]
+    for row in scored:
+        assert row.steps is not None
+        t = tests.get(row.label)
+        vs = "-" if t is None else f"+{t['gained']} / -{t['lost']}, {format_p(t['p'])}"
+        lines.append(f"| {STAGE_TITLES.get(row.label, row.label)} | {_pct(row.steps.type_accuracy)} | "
+                     f"{_pct(row.steps.step_sr)} | {vs} |")
+    return "\n".join(lines) + "\n"
 
 
 def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], timings: dict[str, float]) -> tuple[Path, Path, Path | None]:
@@ -340,24 +479,53 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
     from mobile_r1.eval.report import read_run, render_report
 
     cur = config.curriculum
-    tests = paired_tests(run_dir, rows, list(cur.eval_suites))
-    json_path = run_dir / "comparison.json"
-    json_path.write_text(json.dumps({
+    suites = list(cur.eval_suites)
+    sets = eval_sets(config, run_dir)
+    indist = [s.key for s in sets if s.in_distribution]
+    vs_untrained = paired_tests(run_dir, rows, suites)
+    vs_sft = paired_tests(run_dir, rows, suites, base="sft")
+    data: dict[str, Any] = {
         "split": cur.eval_split, "episodes_per_suite": cur.eval_episodes, "suites": cur.eval_suites,
-        "rows": [asdict(r) for r in rows], "sr_vs_untrained": tests["sr"], "asked_vs_untrained": tests["asked"],
+        "rows": [asdict(r) for r in rows], "sr_vs_untrained": vs_untrained["sr"],
+        "asked_vs_untrained": vs_untrained["asked"], "sr_vs_sft": vs_sft["sr"], "asked_vs_sft": vs_sft["asked"],
         "timings_s": timings,
-    }, indent=2), encoding="utf-8")
+    }
+    md = (comparison_markdown(rows, suites, cur.eval_episodes, cur.eval_split) + paired_markdown(vs_untrained, suites)
+          + paired_markdown(vs_sft, suites, base="sft"))
+    if indist:
+        in_untrained = paired_tests(run_dir, rows, indist)
+        in_sft = paired_tests(run_dir, rows, indist, base="sft")
+
+        def by_suite(tests: Tests) -> Tests:
+            return {label: {key.removesuffix("-indist"): t for key, t in by_key.items()} for label, by_key in tests.items()}
+
+        data["in_distribution"] = {
+            "split": "train", "seed": cur.eval_in_distribution_seed, "episodes_per_suite": cur.eval_in_distribution,
+            "sr_vs_untrained": by_suite(in_untrained["sr"]), "asked_vs_untrained": by_suite(in_untrained["asked"]),
+            "sr_vs_sft": by_suite(in_sft["sr"]), "asked_vs_sft": by_suite(in_sft["asked"]),
+        }
+        intro = (f"In-distribution episodes: {cur.eval_in_distribution} per suite of the train phrasings, with seeds and "
+                 "instructions no training episode used (seed "
+                 f"{cur.eval_in_distribution_seed}), the same for every model.")
+        md += ("\n" + comparison_markdown(rows, suites, cur.eval_in_distribution, "train", indist, intro)
+               + paired_markdown(in_untrained, indist) + paired_markdown(in_sft, indist, base="sft"))
+    if any(row.steps is not None for row in rows):
+        steps = step_tests(run_dir, rows)
+        data["steps"] = {row.label: asdict(row.steps) for row in rows if row.steps is not None}
+        data["steps_vs_sft"] = steps
+        md += steps_markdown(rows, steps)
+    json_path = run_dir / "comparison.json"
+    json_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     md_path = run_dir / "comparison.md"
-    md_path.write_text(comparison_markdown(rows, list(cur.eval_suites), cur.eval_episodes, cur.eval_split)
-                       + paired_markdown(tests, list(cur.eval_suites)), encoding="utf-8")
+    md_path.write_text(md, encoding="utf-8")
     runs = []
-    for suite in cur.eval_suites:
+    for s in sets:
         for row in rows:
-            folder = run_dir / "eval" / row.label / suite
+            folder = run_dir / "eval" / row.label / s.key
             if (folder / "episodes.jsonl").is_file():
-                data = read_run(folder)
-                data.name = f"{row.label} · {suite}"
-                runs.append(data)
+                run_data = read_run(folder)
+                run_data.name = f"{row.label} · {s.key}"
+                runs.append(run_data)
     report = None
     if runs:
         report = run_dir / "report.html"
@@ -403,21 +571,32 @@ def run_curriculum(
 
     rows: list[ModelRow] = []
 
+    cur = config.curriculum
+    wanted_sets = {s.key for s in eval_sets(config, run_dir)}
+    if cur.eval_in_distribution:
+        write_training_instructions(config, run_dir)
+
     def score(label: str, model: str) -> None:
+        from dataclasses import asdict
+
         done = state.data["evals"].get(label)
-        if done and done.get("model") == model and set(done["scores"]) == set(config.curriculum.eval_suites):
-            rows.append(ModelRow(label, model, {k: SuiteScore(**v) for k, v in done["scores"].items()}))
+        with_steps = cur.eval_steps and label != UNTRAINED
+        if (done and done.get("model") == model and set(done["scores"]) == wanted_sets
+                and (not with_steps or done.get("steps"))):
+            steps = StepScore(**done["steps"]) if done.get("steps") else None
+            rows.append(ModelRow(label, model, {k: SuiteScore(**v) for k, v in done["scores"].items()}, steps))
             return
-        if done:  # scored before with another model: those episodes do not count
+        if done:  # scored before with another model or other sets: those episodes do not count
             shutil.rmtree(run_dir / "eval" / label, ignore_errors=True)
         started = time.perf_counter()
         scores = evaluate_model(config, label, model, run_dir, progress)
-        from dataclasses import asdict
-
-        state.data["evals"][label] = {"model": model, "scores": {k: asdict(v) for k, v in scores.items()}}
+        steps = score_steps(config, label, model, run_dir) if with_steps else None
+        state.data["evals"][label] = {"model": model, "scores": {k: asdict(v) for k, v in scores.items()},
+                                      "steps": asdict(steps) if steps else None}
         state.time(f"eval {label}", time.perf_counter() - started)
-        rows.append(ModelRow(label, model, scores))
-        log(f"eval {label}: " + "; ".join(f"{s} SR {_pct(v.sr)} ISR {_pct(v.isr)}" for s, v in scores.items()))
+        rows.append(ModelRow(label, model, scores, steps))
+        log(f"eval {label}: " + "; ".join(f"{s} SR {_pct(v.sr)} ISR {_pct(v.isr)}" for s, v in scores.items())
+            + (f"; held-out steps: exact {_pct(steps.step_sr)} of {steps.steps}" if steps else ""))
 
     model = config.model.name
     if config.curriculum.eval_untrained:
@@ -447,5 +626,5 @@ def run_curriculum(
     return CurriculumResult(run_dir, rows, ran, skipped, dict(state.data["timings"]), json_path, md_path, report)
 
 
-__all__ = ["run_curriculum", "eval_agent_options", "CurriculumResult", "ModelRow", "SuiteScore", "comparison_markdown", "stage_config",
-           "stage_list", "STAGE_ORDER", "UNTRAINED"]
+__all__ = ["run_curriculum", "eval_agent_options", "eval_sets", "CurriculumResult", "EvalSet", "ModelRow", "StepScore",
+           "SuiteScore", "comparison_markdown", "stage_config", "stage_list", "STAGE_ORDER", "UNTRAINED"]
