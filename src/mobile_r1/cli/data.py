@@ -12,6 +12,14 @@ from rich.table import Table
 
 from mobile_r1.cli.app import app
 
+def _require_episodes(path: Path, episodes: list[object]) -> None:
+    """An input without a single record is an error (a mistyped or truncated file), not an empty result."""
+    from mobile_r1.core.errors import DataError
+
+    if not episodes:
+        raise DataError(f"{path}: holds no records; nothing to read")
+
+
 data_app = typer.Typer(help="Inspect and convert datasets: native episodes, Mobile-R1 and InquireMobile files.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
@@ -28,6 +36,7 @@ def stats(
     from mobile_r1.core.formats import compute_stats, load_any
 
     name, episodes = load_any(path, format)
+    _require_episodes(path, episodes)
     figures = compute_stats(episodes, name)
     if as_json:
         typer.echo(json.dumps(figures.to_dict(), ensure_ascii=False, indent=2))
@@ -61,6 +70,7 @@ def convert(
     from mobile_r1.core.formats import load_any, save_episodes
 
     name, episodes = load_any(path, format)
+    _require_episodes(path, episodes)
     written = save_episodes(out, episodes)
     typer.echo(f"{len(episodes)} episodes ({name}) -> {written}")
 
@@ -83,6 +93,7 @@ def export(
     from mobile_r1.core.formats import export_sharegpt, export_trl, images_dir, load_any
 
     name, episodes = load_any(path, format)
+    _require_episodes(path, episodes)
     if image_root is None and name == "native":
         image_root = images_dir(path)
     if observation_mode not in ("image", "text"):
