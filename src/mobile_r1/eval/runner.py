@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Sequence
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, DataError
+from mobile_r1.core.reading import read_json
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
 
@@ -361,7 +362,7 @@ class EpisodeLog:
             complete = line.endswith(b"\n")
             try:
                 record = json.loads(line) if complete and line.strip() else None
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep, a number beyond the digit limit
                 record = None
             if record is None and line.strip():
                 if end < len(raw):
@@ -398,7 +399,9 @@ class EpisodeLog:
 def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
     """The verdicts of episode records (each carries a "verdict" object)."""
     out = []
-    for r in records:
+    for number, r in enumerate(records, start=1):
+        if not isinstance(r, dict) or not isinstance(r.get("verdict"), dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
         data = dict(r["verdict"])
         data.setdefault("episode_id", r.get("id"))
         out.append(EpisodeVerdict.from_dict(data))
@@ -410,7 +413,7 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     run_dir = Path(run_dir)
     if not (run_dir / EPISODES_FILE).exists():
         raise DataError(f"{run_dir} holds no {EPISODES_FILE}; pass a folder written by 'mobile-r1 eval --out'")
-    options = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")) if (run_dir / RUN_FILE).exists() else {}
+    options = read_json(run_dir / RUN_FILE) if (run_dir / RUN_FILE).exists() else {}
     return options, EpisodeLog(run_dir / EPISODES_FILE).read()
 
 
