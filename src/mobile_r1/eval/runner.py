@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
+from mobile_r1.agents.options import redact_options, validate_agent_options
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.reading import read_json
@@ -83,6 +84,7 @@ class EvalConfig:
             raise ConfigError(f"--max-steps must be >= 1, got {self.max_steps}")
         if self.observation not in (None, "image", "text"):
             raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
+        validate_agent_options(self.agent, self.agent_kwargs())  # before anything is written: no secrets, known keys
 
     @property
     def agent_kind(self) -> str:
@@ -92,6 +94,7 @@ class EvalConfig:
         """The options as written to run.json (no secrets: agent options are the user's own flags)."""
         data = asdict(self)
         data["out"] = str(self.out) if self.out is not None else None
+        data["agent_options"] = redact_options(self.agent_options)  # a key inside a URL is never stored
         data.pop("resume")
         return data
 
@@ -211,8 +214,12 @@ class EpisodeRun:
         if output.info:
             record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
         action = output.action
+        if output.error is not None:  # the agent could not answer (agent error): this episode ends, the run goes on
+            record["agent_error"] = output.error
+            self.done = True
         if action is None:
-            record["env_error"] = "no action could be read from the model output"
+            if output.error is None:
+                record["env_error"] = "no action could be read from the model output"
             step_action = Action.wait(1.0)  # the history shows a wasted turn; the phone is not touched
             user_reply = None
         else:
