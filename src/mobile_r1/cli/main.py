@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
         app(args=argv, standalone_mode=True)
     except MobileR1Error as exc:
         # the message is plain text: escape it, so that `[x1, y1, x2, y2]` is printed, not taken for markup
-        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        # and printable: a lone surrogate quoted from a bad file is shown as its escape, not a UnicodeEncodeError
+        message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
         return 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -284,9 +284,10 @@ def _walk(value: Any, max_depth: int, max_values: int | None) -> None:
             if depth >= max_depth:
                 raise _Located(_keys(entry), f"nested deeper than {max_depth} levels; flatten the record")
             for key, child in item.items():
-                if type(key) is not str:
-                    stack.append((key, entry, f"<key {key!r:.20}>", depth + 1))
-                stack.append((child, entry, key, depth + 1))
+                if type(key) is not str or _SURROGATE_RE.search(key):
+                    stack.append((key, entry, f"<key {ascii(key)[:20]}>", depth + 1))
+                stack.append((child, entry, key if type(key) is str and not _SURROGATE_RE.search(key) else "<key>",
+                              depth + 1))
         elif kind is list:
             if depth >= max_depth:
                 raise _Located(_keys(entry), f"nested deeper than {max_depth} levels; flatten the record")

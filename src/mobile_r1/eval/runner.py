@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterable, Sequence
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
 from mobile_r1.agents.options import redact_options, validate_agent_options
 from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import ConfigError, DataError
-from mobile_r1.core.reading import read_json
+from mobile_r1.core.errors import ConfigError, DataError, MobileR1Error
+from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
 
@@ -364,12 +364,13 @@ class EpisodeLog:
         records: list[dict[str, Any]] = []
         good = 0
         offset = 0
-        for line in raw.splitlines(keepends=True):
+        for number, line in enumerate(raw.splitlines(keepends=True), start=1):
             end = offset + len(line)
             complete = line.endswith(b"\n")
-            try:
-                record = json.loads(line) if complete and line.strip() else None
-            except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep, a number beyond the digit limit
+            try:  # the shared reader: not UTF-8, not JSON, too deep or a number out of range is a damaged line
+                where = Where(self.path, number)
+                record = loads(decode(line, where), where) if complete and line.strip() else None
+            except MobileR1Error:
                 record = None
             if record is None and line.strip():
                 if end < len(raw):
@@ -388,7 +389,8 @@ class EpisodeLog:
         return records
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        # a lone surrogate (a model's text can hold one) is written as its escape rather than failing the write
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         with self.lock:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
