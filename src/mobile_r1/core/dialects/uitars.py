@@ -27,6 +27,7 @@ String arguments use Python escapes (\\' \\" \\n \\\\), as the prompt asks.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -60,6 +61,7 @@ _ACTION = "Action:"
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.DOTALL)
 _ARG = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")\s*(,|$)", re.DOTALL)
 _NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "\\": "\\"}
 
 
@@ -84,12 +86,14 @@ def point_text(point: tuple[float, float]) -> str:
 
 def read_point(value: str) -> tuple[float, float]:
     """The point a UI-TARS box argument names: `(x,y)`, `<point>x y</point>` or a box `(x1,y1,x2,y2)` (centre)."""
-    numbers = [float(n) for n in re.findall(_NUMBER, value.replace("<|box_start|>", "").replace("<|box_end|>", ""))]
+    found = _NUMBER_RE.finditer(value.replace("<|box_start|>", "").replace("<|box_end|>", ""))
+    numbers = [float(m.group(0)) for m in itertools.islice(found, 5)]  # a fifth number already makes it invalid
     if len(numbers) == 2:
         return (_intlike(numbers[0]), _intlike(numbers[1]))
     if len(numbers) == 4:
         return (_intlike((numbers[0] + numbers[2]) / 2), _intlike((numbers[1] + numbers[3]) / 2))
-    raise ActionError(f"expected a point '(x,y)' or a box '(x1,y1,x2,y2)', got {value!r}")
+    shown = value if len(value) <= 80 else value[:77] + "..."
+    raise ActionError(f"expected a point '(x,y)' or a box '(x1,y1,x2,y2)', got {shown!r}")
 
 
 def _intlike(value: float) -> float:
