@@ -148,3 +148,12 @@ def test_absurd_learning_rates_are_refused(tmp_path: Path, capsys: pytest.Captur
                                            value: str) -> None:
     path = write(tmp_path / "c.yaml", f"model:\n  name: tiny-lm\noptim:\n  {section}\n".encode())
     fails(["train", "--config", str(path), "--stage", "sft"], capsys, f"{path}: {value}: Input should be less than")
+
+
+@pytest.mark.parametrize("option, problem", [("temperature=NaN", "not a finite number"),
+                                             ("temperature=" + "9" * 400, "out of range")])
+def test_agent_options_out_of_range_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str,
+                                                problem: str) -> None:
+    run = tmp_path / "run"
+    fails(["eval", "--agent", "random", "--option", option, "--out", str(run)], capsys, "--option: field '", problem)
+    assert not run.exists()
