@@ -29,6 +29,7 @@ demo: install
 	$(VENV)/bin/mobile-r1 demo
 
 test: install browser
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 test-fast: install

@@ -23,7 +23,7 @@ from mobile_r1.agents.hf_agent import HFAgent
 from mobile_r1.core.formats import load_episodes
 from mobile_r1.models import LoraSettings, load_policy
 from mobile_r1.models.policy import apply_lora
-from mobile_r1.tasks.run import generate as generate_episodes
+from mobile_r1.env.demos import generate as generate_episodes
 
 
 def main() -> None:

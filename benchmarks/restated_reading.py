@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from mobile_r1.eval.runner import load_run
-from mobile_r1.tasks.episode import make_episode
+from mobile_r1.env.sim.episode import make_episode
 from mobile_r1.tasks.spec import fill, load_specs, template_pieces
 
 CLASSES = ("exact", "right task, other values", "another task", "no task phrasing")

@@ -17,14 +17,16 @@ import time
 import torch
 
 from mobile_r1.models import load_policy
-from mobile_r1.train.rollout import RolloutSettings, Trajectory, rollout, start_groups, task_episodes
-from mobile_r1.train.task_grpo import model_view
+from mobile_r1.env import Backend, EpisodeRef, make_backend
 from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import model_view
+from mobile_r1.train.rollout import RolloutSettings, Trajectory, close_all, rollout, start_groups
 
 
-def play(policy: object, view: object, episodes: list[object], settings: RolloutSettings, batched: bool) -> tuple[int, int, float]:
+def play(policy: object, view: object, backend: Backend, episodes: list[EpisodeRef], settings: RolloutSettings,
+         batched: bool) -> tuple[int, int, float]:
     """(agent steps, generated tokens, seconds) for playing every episode once."""
-    trajectories = start_groups(episodes, 1, settings)
+    trajectories = start_groups(backend, episodes, 1, settings)
     start = time.perf_counter()
     if batched:
         rollout(policy, view, trajectories, settings)
@@ -32,6 +34,7 @@ def play(policy: object, view: object, episodes: list[object], settings: Rollout
         for t in trajectories:
             rollout(policy, view, [t], settings)
     seconds = time.perf_counter() - start
+    close_all(trajectories)
     return _count(trajectories) + (seconds,)
 
 
@@ -61,11 +64,12 @@ def main() -> None:
                                                   "history_window": args.history}})
     view = model_view(config)
     settings = RolloutSettings(max_turns=args.turns, temperature=1.0, max_new_tokens=args.tokens)
-    episodes = task_episodes("train", args.episodes, 0, suite=args.suite)
-    play(policy, view, episodes[:2], RolloutSettings(max_turns=1, max_new_tokens=4), batched=True)  # warm-up
+    backend = make_backend("sim", render=False)
+    episodes = backend.episodes(args.suite, "train", args.episodes, 0)
+    play(policy, view, backend, episodes[:2], RolloutSettings(max_turns=1, max_new_tokens=4), batched=True)  # warm-up
 
-    b_steps, b_tokens, b_sec = play(policy, view, episodes, settings, batched=True)
-    s_steps, s_tokens, s_sec = play(policy, view, episodes, settings, batched=False)
+    b_steps, b_tokens, b_sec = play(policy, view, backend, episodes, settings, batched=True)
+    s_steps, s_tokens, s_sec = play(policy, view, backend, episodes, settings, batched=False)
     print(f"model {args.model} on {device} ({torch.get_num_threads()} threads), {args.episodes} episodes, "
           f"budget {args.turns} steps, {args.tokens} new tokens per step, {args.suite}, dialect {args.dialect}, text")
     print(f"batched (one generate per turn):   {b_steps:4d} steps, {b_tokens:6d} tokens in {b_sec:7.2f} s -> "

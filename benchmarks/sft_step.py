@@ -37,7 +37,7 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, shar
     from mobile_r1.models import load_policy
     from mobile_r1.train.allocator import keep_freed_memory
     from mobile_r1.train.data import PromptSettings, step_examples
-    from mobile_r1.train.run import batch_positions
+    from mobile_r1.train.data import batch_positions
     from mobile_r1.train.sft import collate_sft, encode_example, token_loss_sum
 
     transformers.logging.disable_progress_bar()
@@ -97,7 +97,7 @@ def main() -> None:
         keep, multiple, share, attention, _ = MODES[a.worker]
         print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share, attention)))
         return
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
 
     for suite in ("inquire-sim", "nav-sim"):
         folder = work / f"{suite}-{a.episodes}"

@@ -8,7 +8,7 @@ import time
 import tracemalloc
 
 from mobile_r1.core.actions import Action
-from mobile_r1.env import SimEnv
+from mobile_r1.env.sim import SimEnv
 
 
 def _clickable_policy(env: SimEnv, obs, rng: random.Random) -> Action:

@@ -29,7 +29,7 @@ import transformers
 from mobile_r1.core.formats import load_episodes
 from mobile_r1.models import load_policy
 from mobile_r1.models.policy import SMALL_LM, _build_lm
-from mobile_r1.tasks.run import generate
+from mobile_r1.env.demos import generate
 from mobile_r1.train.data import PromptSettings, StepExample, step_examples
 from mobile_r1.train.sft import SFTItem, collate_sft, encode_example, token_loss_sum
 

@@ -12,8 +12,8 @@ from mobile_r1.eval.runner import EpisodeLog, EvalConfig, load_run, run_eval, sa
 
 
 def test_suite_episodes_are_reproducible_and_distinct() -> None:
-    a = suite_episodes("inquire-sim", "test", 8)
-    b = suite_episodes("inquire-sim", "test", 8)
+    config = EvalConfig(agent="oracle", suite="inquire-sim", split="test", episodes=8)
+    a, b = suite_episodes(config), suite_episodes(config)
     assert [e.id for e in a] == [e.id for e in b]
     assert len({e.id for e in a}) == 8
     assert all(e.split == "test" for e in a)

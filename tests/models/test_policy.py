@@ -9,11 +9,30 @@ import torch
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.models import LoraSettings, build_preset, load_policy, merge_lora
-from mobile_r1.models.tokenizer import SPECIAL_TOKENS, train_tokenizer
+from mobile_r1.models.policy import local_tokenizer
+from mobile_r1.models.tokenizer import SPECIAL_TOKENS, TOKENIZER_DIR, train_tokenizer
+
+
+def test_the_shipped_tokenizer_is_the_one_trained_on_the_corpus_and_the_phone() -> None:
+    from mobile_r1.env.sim.corpus import phone_corpus
+
+    trained = json.loads(train_tokenizer(phone_corpus()).backend_tokenizer.to_str())
+    shipped = json.loads((TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))
+    assert trained == shipped
+
+
+def test_loading_a_model_imports_no_phone_no_expert_and_no_suite() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from mobile_r1.models import load_policy; load_policy('tiny-lm'); "
+            "print(sorted(m for m in sys.modules if m.startswith(('mobile_r1.sim', 'mobile_r1.env', 'mobile_r1.tasks'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_tokenizer_round_trips_tool_calls_and_keeps_special_tokens_whole() -> None:
-    tok = train_tokenizer()
+    tok = local_tokenizer()
     call = json.dumps({"name": "mobile_use", "arguments": {"action": "click", "coordinate": [540, 1200]}})
     text = f"<think>I tap Mom.</think>\n<action>Open the chat</action>\n<tool_call>\n{call}\n</tool_call><|im_end|>"
     ids = tok(text, add_special_tokens=False).input_ids

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mobile_r1.core import Action
-from mobile_r1.env import SimEnv
+from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 
 

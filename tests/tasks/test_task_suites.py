@@ -9,7 +9,8 @@ import pytest
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.tasks.docs import BEGIN, END, taxonomy_markdown
-from mobile_r1.tasks.suites import HELD_OUT_APPS, build_split, suite_specs
+from mobile_r1.env.sim.episode import build_split
+from mobile_r1.tasks.suites import HELD_OUT_APPS, suite_specs
 from mobile_r1.tasks.taxonomy import SUBCATEGORIES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tasks.md"

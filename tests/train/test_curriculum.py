@@ -245,8 +245,8 @@ def test_shipped_curriculum_configs_load(name: str, stages: list[str]) -> None:
 def test_the_scoring_agent_sees_prompts_exactly_as_training_wrote_them(tmp_path: Path, dialect: str) -> None:
     # coordinates in the screen listing and the history must be in the frame the model was trained in
     from mobile_r1.agents import AgentRequest, make_agent
-    from mobile_r1.tasks import Expert
-    from mobile_r1.tasks.suites import build_split
+    from mobile_r1.env.sim.expert import Expert
+    from mobile_r1.env.sim.episode import build_split
     from mobile_r1.train.data import step_examples
     from mobile_r1.train.run import prompt_settings
 

@@ -1,4 +1,4 @@
-"""Multi-turn rollouts: identical group snapshots, one batched generation per turn, user replies, budgets, bad outputs."""
+"""Multi-turn rollouts: identical group starts, one batched generation per turn, user replies, budgets, bad outputs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ from typing import Any
 
 import pytest
 
-from mobile_r1.agents.base import ModelView
+from mobile_r1.agents.base import AgentOutput, ModelView
 from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import ParseResult
+from mobile_r1.core.records import Observation
+from mobile_r1.env.sim import SimBackend
+from mobile_r1.eval.episode import Turn as PlayedTurn
 from mobile_r1.models import load_policy
 from mobile_r1.train.data import end_of_turn
 from mobile_r1.train.grpo import PromptInput
@@ -19,10 +23,14 @@ from mobile_r1.train.rollout import (
     rollout,
     self_corrections,
     start_groups,
-    task_episodes,
 )
 
 VIEW = ModelView.create("inquire", observation_mode="text", frame="qwen", history_window=2)
+SIM = SimBackend(render=False)
+
+
+def task_episodes(split: str, count: int, seed: int, ids: list[str] = (), suite: str | None = None):  # type: ignore[no-untyped-def]
+    return SIM.episodes(suite, split, count, seed, tasks=ids)
 
 
 @pytest.fixture(scope="module")
@@ -51,36 +59,37 @@ class Script:
 def test_task_episodes_cycle_through_families_and_are_reproducible() -> None:
     a = task_episodes("train", 4, 7, ids=["notes.delete", "settings.dark_mode"])
     b = task_episodes("train", 4, 7, ids=["notes.delete", "settings.dark_mode"])
-    assert [e.spec.id for e in a] == ["notes.delete", "settings.dark_mode"] * 2
+    assert [e.task for e in a] == ["notes.delete", "settings.dark_mode"] * 2
     assert [e.instruction for e in a] == [e.instruction for e in b]
     assert len({e.seed for e in a}) == 4
 
 
 def test_suite_episodes_are_the_suites_split_restricted_to_the_chosen_tasks() -> None:
-    from mobile_r1.tasks.suites import build_split
+    from mobile_r1.env.sim.episode import build_split
 
     full = task_episodes("test", 6, 0, suite="nav-sim")
     assert [e.id for e in full] == [e.id for e in build_split("nav-sim", "test", 0, size=6)]
     only = task_episodes("train", 3, 0, ids=["settings.dark_mode"], suite="inquire-sim")
-    assert len(only) == 3 and {e.spec.id for e in only} == {"settings.dark_mode"}
+    assert len(only) == 3 and {e.task for e in only} == {"settings.dark_mode"}
     assert all(e.split == "train" for e in only) and len({e.seed for e in only}) == 3
 
 
 def test_every_rollout_of_a_group_starts_from_the_same_phone() -> None:
     episodes = task_episodes("train", 2, 3, ids=["notes.delete", "shop.add_to_cart"])
-    trajectories = start_groups(episodes, 3)
+    trajectories = start_groups(SIM, episodes, 3)
     assert [t.group for t in trajectories] == [0, 0, 0, 1, 1, 1]
     for group in (trajectories[:3], trajectories[3:]):
         first = group[0]
         for t in group[1:]:
-            assert t.env is not first.env and t.env.phone is not first.env.phone
-            assert t.start_key == first.start_key == t.env.phone.state_key()
-            assert t.env.phone.state.apps == first.env.phone.state.apps
-            assert [e.to_dict() for e in t.observation.elements] == [e.to_dict() for e in first.observation.elements]
+            assert t.env is not first.env and t.env.sim.phone is not first.env.sim.phone
+            assert t.start_key == first.start_key == t.env.sim.phone.state_key()
+            assert t.env.sim.phone.state.apps == first.env.sim.phone.state.apps
+            assert [e.to_dict() for e in t.play.observation.elements] == [e.to_dict() for e in first.play.observation.elements]
     assert trajectories[0].start_key != trajectories[3].start_key
     # the copies are independent: acting in one leaves the others alone
     trajectories[1].env.step(Action.open("Settings"))
-    assert trajectories[0].env.phone.state_key() == trajectories[2].env.phone.state_key() != trajectories[1].env.phone.state_key()
+    assert (trajectories[0].env.sim.phone.state_key() == trajectories[2].env.sim.phone.state_key()
+            != trajectories[1].env.sim.phone.state_key())
 
 
 def test_one_batched_generation_per_turn_and_finished_episodes_drop_out(policy: Any) -> None:
@@ -94,29 +103,31 @@ def test_one_batched_generation_per_turn_and_finished_episodes_drop_out(policy: 
 
     script = Script(policy, plan)
     episodes = task_episodes("train", 1, 5, ids=["notes.delete"])
-    trajectories = start_groups(episodes, 3, RolloutSettings(max_turns=4))
+    trajectories = start_groups(SIM, episodes, 3, RolloutSettings(max_turns=4))
     rollout(policy, VIEW, trajectories, RolloutSettings(max_turns=4), script)
     assert script.batches == [3, 2, 1, 1]
     assert [t.length for t in trajectories] == [1, 2, 4]
-    assert trajectories[0].done and trajectories[1].done and not trajectories[2].done
+    assert trajectories[0].env.terminated and trajectories[1].env.terminated
+    assert trajectories[2].env.truncated and not trajectories[2].env.terminated
     asked = trajectories[1].turns[0]
     assert asked.user_reply  # the simulated user answered
     next_prompt = policy.tokenizer.decode(trajectories[1].turns[1].prompt.ids)
     assert asked.user_reply in next_prompt and asked.user_reply not in policy.tokenizer.decode(asked.prompt.ids)
-    assert trajectories[1].history[0].user_reply == asked.user_reply
+    assert trajectories[1].play.history[0].user_reply == asked.user_reply
     # garbage is a step with the format penalty that changes nothing and leaves no history
     garbage = trajectories[2]
     assert all(t.action is None and t.format_reward == -1.0 and t.error for t in garbage.turns)
-    assert garbage.history == [] and garbage.env.phone.state_key() == garbage.start_key
+    assert garbage.play.history == [] and garbage.env.sim.phone.state_key() == garbage.start_key
     assert asked.format_reward == 1.0
 
 
 def test_the_task_step_budget_caps_the_rollout(policy: Any) -> None:
     episodes = task_episodes("train", 1, 1, ids=["settings.dark_mode"])  # max_steps 8
-    trajectories = start_groups(episodes, 1, RolloutSettings(max_turns=50))
-    assert trajectories[0].budget == 8
+    trajectories = start_groups(SIM, episodes, 1, RolloutSettings(max_turns=50))
+    assert trajectories[0].env.budget == 8
     rollout(policy, VIEW, trajectories, RolloutSettings(max_turns=50), Script(policy, lambda c, i: Action.wait(1)))
-    assert trajectories[0].length == 8 and not trajectories[0].done
+    assert trajectories[0].length == 8 and trajectories[0].done
+    assert trajectories[0].env.truncated and not trajectories[0].env.terminated
 
 
 def test_generate_batch_samples_each_prompt_once_and_cuts_at_the_end_token(policy: Any) -> None:
@@ -145,9 +156,11 @@ def test_format_reward_levels() -> None:
 
 def test_self_corrections_count_returns_to_a_left_state() -> None:
     p = PromptInput([1])
+    seen = Observation((1080, 2400))
+    output = AgentOutput("", ParseResult(None, None, None, False, "nothing", ""), None)
 
     def turn(a: str, b: str) -> Turn:
-        return Turn(p, [1], "", None, 1.0, a, b)
+        return Turn(p, [1], PlayedTurn(0, output, seen, None, state_key=a, next_state_key=b), 1.0)
 
     # home -> wrong screen -> Back to home (1); a no-op step is not a correction; home -> x -> y -> x (1)
     assert self_corrections([turn("h", "w"), turn("w", "h")]) == 1
@@ -160,8 +173,10 @@ def test_screenshots_reach_a_vision_model_in_one_batched_generation() -> None:
     vl = load_policy("tiny-vl")
     view = ModelView.create("inquire", observation_mode="image", frame="qwen", prescale=0.3, history_window=1)
     settings = RolloutSettings(max_turns=1, max_new_tokens=4, render=True)
-    trajectories = start_groups(task_episodes("train", 2, 0, ids=["settings.dark_mode", "notes.pin"]), 1, settings)
-    assert all(t.observation.screenshot is not None for t in trajectories)
+    backend = SimBackend(render=True)
+    trajectories = start_groups(backend, backend.episodes(None, "train", 2, 0, tasks=["settings.dark_mode", "notes.pin"]),
+                                1, settings)
+    assert all(t.play.observation.screenshot is not None for t in trajectories)
     rollout(vl, view, trajectories, settings)
     for t in trajectories:
         prompt = t.turns[0].prompt

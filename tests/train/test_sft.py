@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 from pathlib import Path
 
@@ -27,9 +29,11 @@ def _unmasked_text(policy, item) -> str:
 @pytest.mark.parametrize("dialect", ["inquire", "mobile-r1", "qwen2.5vl"])
 def test_only_the_assistant_text_and_end_token_are_trained(episodes: list[Episode], dialect: str) -> None:
     policy = load_policy("tiny-lm")
-    if dialect != "inquire":  # only InquireMobile has call_user: such data is refused with a clear error
-        with pytest.raises(DataError, match="episode pay, step 1: .*call_user"):
-            step_examples(episodes, PromptSettings(dialect=dialect))
+    if dialect != "inquire":  # only InquireMobile has call_user: such steps are left out and counted
+        skipped: Counter[str] = Counter()
+        kept = step_examples(episodes, PromptSettings(dialect=dialect, observation_mode="text"), skipped)
+        assert skipped == Counter({f"call_user: not in the {dialect} dialect": 1})
+        assert len(kept) == sum(len(e.steps) for e in episodes) - 1
         episodes = [e for e in episodes if e.id != "pay"]
     examples = step_examples(episodes, PromptSettings(dialect=dialect, observation_mode="text", history_window=2))
     assert len(examples) == sum(len(e.steps) for e in episodes)
@@ -361,7 +365,7 @@ def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, 
 
 def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: Path, episodes: list[Episode]) -> None:
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.tasks.spec import fill, load_specs
 
     generate("nav-sim", "test", 3, tmp_path / "gen", screenshots=False)
@@ -390,7 +394,7 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
     from dataclasses import replace
 
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.tasks.spec import fill
     from mobile_r1.train.data import drop_instruction_words
 
@@ -422,7 +426,7 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
 
 def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.core.formats import load_episodes
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
     from mobile_r1.train import run as run_module
 
     generate("nav-sim", "train", 6, tmp_path / "gen", screenshots=False)

@@ -17,18 +17,21 @@ from mobile_r1.eval.metrics import EpisodeVerdict
 from mobile_r1.models import load_policy
 from mobile_r1.train.data import end_of_turn
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, PromptInput
-from mobile_r1.train.rollout import RolloutSettings, task_episodes
+from mobile_r1.env.sim import SimBackend
+from mobile_r1.train.rollout import RolloutSettings
+
+SIM = SimBackend(render=False)
 from mobile_r1.train.task_grpo import (
     RewardWeights,
     TaskRolloutSource,
     discounted_returns,
     gigpo_step_advantages,
     step_rewards,
-    model_view,
     trajectory_advantages,
     trajectory_reward,
 )
 from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import model_view
 
 
 def verdict(success: bool, inquiry: str, score: float, unsafe: bool = False) -> EpisodeVerdict:
@@ -104,10 +107,10 @@ def test_stage3_steps_snapshots_advantages_and_user_replies() -> None:
     policy = load_policy("tiny-lm")
     config = TrainConfig.model_validate({"data": {"dialect": "inquire", "observation_mode": "text", "history_window": 2}})
     view = model_view(config)
-    episodes = task_episodes("train", 2, 11, ids=["notes.delete", "settings.dark_mode"])
+    episodes = SIM.episodes(None, "train", 2, 11, tasks=["notes.delete", "settings.dark_mode"])
     settings = GRPOSettings(num_generations=4, max_completion_length=24, micro_batch_size=16, beta=0.0)
     engine = GRPOEngine(policy, settings, torch.optim.AdamW(policy.model.parameters(), lr=1e-4))
-    source = TaskRolloutSource(view, RolloutSettings(max_turns=2, max_new_tokens=24), RewardWeights(inquiry=0.5),
+    source = TaskRolloutSource(SIM, view, RolloutSettings(max_turns=2, max_new_tokens=24), RewardWeights(inquiry=0.5),
                                lambda step: episodes, sampler=AskThenGarbage(policy, view))
     rollout = source.rollout(policy, settings)
     trajectories = source.last
@@ -116,7 +119,7 @@ def test_stage3_steps_snapshots_advantages_and_user_replies() -> None:
     for g in range(2):
         group = trajectories[4 * g : 4 * g + 4]
         assert len({t.start_key for t in group}) == 1 and len({t.turns[0].state_key for t in group}) == 1
-        assert all(t.env.phone.state.seed == group[0].env.phone.state.seed for t in group)
+        assert all(t.env.sim.phone.state.seed == group[0].env.sim.phone.state.seed for t in group)
         assert len({t.turns[0].prompt.ids.__repr__() for t in group}) == 1
     # the user's reply reaches the next prompt
     asked = trajectories[0]
@@ -145,9 +148,9 @@ def test_stage3_with_real_sampling_and_gigpo() -> None:
     torch.manual_seed(1)
     policy = load_policy("tiny-lm")
     config = TrainConfig.model_validate({"data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1}})
-    episodes = task_episodes("train", 1, 2, ids=["settings.dark_mode"])
+    episodes = SIM.episodes(None, "train", 1, 2, tasks=["settings.dark_mode"])
     settings = GRPOSettings(num_generations=2, max_completion_length=8, micro_batch_size=8, beta=0.0)
-    source = TaskRolloutSource(model_view(config), RolloutSettings(max_turns=2, max_new_tokens=8), RewardWeights(),
+    source = TaskRolloutSource(SIM, model_view(config), RolloutSettings(max_turns=2, max_new_tokens=8), RewardWeights(),
                                lambda step: episodes, gigpo=True)
     rollout = source.rollout(policy, settings)
     assert source.last is not None and [t.length for t in source.last] == [2, 2]
@@ -208,7 +211,10 @@ class Killed(Exception):
 
 @pytest.mark.slow
 def test_a_resumed_stage3_run_replays_what_the_killed_one_would_have(tmp_path: Path) -> None:
-    from mobile_r1.train.task_grpo import train_task_grpo
+    from mobile_r1.train.run import train
+
+    def train_task_grpo(config: TrainConfig, **options: Any) -> Any:
+        return train(config, "task-grpo", **options)
 
     def config(name: str) -> TrainConfig:
         return TrainConfig.model_validate({

@@ -19,6 +19,7 @@ from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.geometry import MAX_PIXELS, MIN_PIXELS, Frame
 from mobile_r1.core.reading import read_json
 from mobile_r1.core.records import Observation, Step
+from mobile_r1.env.protocol import EpisodeRef, TaskEnv
 
 FrameKind = Literal["qwen", "normalized", "screen"]
 FRAME_KINDS: tuple[str, ...] = ("qwen", "normalized", "screen")
@@ -84,6 +85,11 @@ class Agent:
 
     def reset(self, episode_id: str | None = None) -> None:
         """Forget anything kept about an episode (stateless agents ignore this)."""
+
+    def start_episode(self, episode: EpisodeRef, env: TaskEnv) -> None:
+        """Called before an episode's first request with the phone it is played on. Agents that need more than the
+        screen (the scripted oracle needs the backend's expert) take it from `env`'s declared capabilities; model
+        agents ignore this."""
 
     def close(self) -> None:
         """Release clients, models or threads."""

@@ -45,9 +45,8 @@ def generate(
     With `group_by_length` the batches gather prompts of similar length (`mobile_r1.models.batching`), so that a few
     long prompts do not pad all the others; otherwise they are consecutive runs of the prompts as given.
     """
-    import torch
-
     from mobile_r1.models.batching import length_groups
+    from mobile_r1.models.generation import Sampling, sample
     from mobile_r1.models.policy import decode_completion
 
     if not prompts:
@@ -77,29 +76,14 @@ def generate(
                    for rows in groups]
     else:  # a processor output not known here: each run of prompts as given is encoded on its own
         batches = [(rows, inputs if len(runs) == 1 else encode(rows)) for rows in runs]
-    options: dict[str, Any] = {
-        "max_new_tokens": int(max_new_tokens),
-        "pad_token_id": policy.tokenizer.pad_token_id,
-        "do_sample": temperature > 0,
-    }
-    if temperature > 0:
-        options.update(temperature=float(temperature), top_p=float(top_p), top_k=0)
-    model = policy.model
-    was_training = model.training
-    model.eval()
+    sampling = Sampling(float(temperature), float(top_p), int(max_new_tokens))
     texts_out: list[str] = [""] * len(prompts)
-    try:
-        for rows, batch in batches:
-            batch = {k: v.to(policy.device) if hasattr(v, "to") else v for k, v in batch.items()}
-            if temperature > 0 and seed is not None:  # each generate call samples from the same seed
-                torch.manual_seed(seed)
-            with torch.no_grad():
-                out = model.generate(**batch, **options)
-            # Keep special tags such as <think> and <tool_call> (special tokens in some tokenizers): the dialect parses them.
-            for r, row in zip(rows, out[:, batch["input_ids"].shape[1] :]):
-                texts_out[r] = decode_completion(policy, row.tolist())
-    finally:
-        model.train(was_training)
+    for rows, batch in batches:
+        batch = {k: v.to(policy.device) if hasattr(v, "to") else v for k, v in batch.items()}
+        # each generate call samples from the same seed; special tags such as <think> and <tool_call> (special tokens
+        # in some tokenizers) are kept: the dialect parses them
+        for r, ids in zip(rows, sample(policy, batch, sampling, seed)):
+            texts_out[r] = decode_completion(policy, ids)
     return texts_out
 
 

@@ -1,4 +1,4 @@
-"""`mobile-r1 data ...`: inspect and convert datasets (the `data` sub-command group; more commands join it)."""
+"""`mobile-r1 data ...`: inspect, convert and export datasets (the `data` sub-command group; more commands join it)."""
 
 from __future__ import annotations
 
@@ -20,22 +20,34 @@ def _require_episodes(path: Path, episodes: list[object]) -> None:
         raise DataError(f"{path}: holds no records; nothing to read")
 
 
-data_app = typer.Typer(help="Inspect and convert datasets: native episodes, Mobile-R1 and InquireMobile files.", no_args_is_help=True)
+data_app = typer.Typer(
+    help="Inspect, convert and export datasets: native episodes, Mobile-R1, InquireMobile, AndroidControl, AITW, "
+    "GUI-Odyssey and AMEX.",
+    no_args_is_help=True,
+)
 app.add_typer(data_app, name="data")
+
+FORMAT_HELP = (
+    "native, mobile-r1, inquire-tasks, inquire-sft, inquire-grpo, android-control, android-control-parquet, aitw, "
+    "gui-odyssey or amex (default: detect)."
+)
+IMAGE_ROOT_HELP = (
+    "Folder that relative screenshot names in the data are joined to; paths may then lead there as well as inside "
+    "the dataset's own folder (anything else is refused)."
+)
 
 
 @data_app.command("stats")
 def stats(
-    path: Path = typer.Argument(..., help="A data file (.jsonl) or a native episode folder."),
-    format: Optional[str] = typer.Option(
-        None, "--format", "-f", help="native, mobile-r1, inquire-tasks, inquire-sft or inquire-grpo (default: detect)."
-    ),
+    path: Path = typer.Argument(..., help="A data file or folder in any supported format."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    image_root: Optional[Path] = typer.Option(None, "--image-root", help=IMAGE_ROOT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON on standard output."),
 ) -> None:
     """Episodes, steps, steps per episode, action types, share of call_user, apps and categories."""
     from mobile_r1.core.formats import compute_stats, load_any
 
-    name, episodes = load_any(path, format)
+    name, episodes = load_any(path, format, image_root=image_root, images=False)
     _require_episodes(path, episodes)
     figures = compute_stats(episodes, name)
     if as_json:
@@ -62,47 +74,85 @@ def stats(
 
 @data_app.command("convert")
 def convert(
-    path: Path = typer.Argument(..., help="A data file in any supported format."),
+    path: Path = typer.Argument(..., help="A data file or folder in any supported format."),
     out: Path = typer.Argument(..., help="Native store to write: a folder, or a .jsonl file (images/ goes beside it)."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="Input format (default: detect)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    image_root: Optional[Path] = typer.Option(None, "--image-root", help=IMAGE_ROOT_HELP),
 ) -> None:
-    """Convert a dataset into the native episode store."""
-    from mobile_r1.core.formats import load_any, save_episodes
+    """Convert a dataset into the native episode store; its screenshots are copied into the store's images/."""
+    from mobile_r1.core.formats import images_dir, load_any, save_episodes
 
-    name, episodes = load_any(path, format)
+    name, episodes = load_any(path, format, image_root=image_root)
     _require_episodes(path, episodes)
     written = save_episodes(out, episodes)
-    typer.echo(f"{len(episodes)} episodes ({name}) -> {written}")
+    folder = images_dir(written)
+    shots = sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
+    typer.echo(f"{len(episodes)} episodes ({name}) -> {written}, {shots} screenshots in {folder}")
 
 
 @data_app.command("export")
 def export(
-    path: Path = typer.Argument(..., help="A data file in any supported format, or a native store folder."),
-    out: Path = typer.Option(..., "--out", "-o", help="The JSONL file to write."),
-    to: str = typer.Option("sharegpt", "--to", help="sharegpt (LLaMA-Factory) or trl."),
+    path: Path = typer.Argument(..., help="A data file or folder in any supported format."),
+    out: Path = typer.Option(..., "--out", "-o", help="The JSONL file to write (screenshots go to <stem>_images/ beside it)."),
+    to: str = typer.Option("sharegpt", "--to", help="sharegpt (LLaMA-Factory; dataset_info.json is written beside) or trl."),
     dialect: str = typer.Option("inquire", "--dialect", "-d", help="Prompt/target dialect: qwen2.5vl, inquire, mobile-r1, uitars."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="Input format (default: detect)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     observation_mode: str = typer.Option("image", "--observation-mode", help="image (screenshots) or text (accessibility tree)."),
     history_window: Optional[int] = typer.Option(None, "--history-window", help="Keep only the last N steps of history."),
-    image_root: Optional[Path] = typer.Option(None, "--image-root", help="Folder relative screenshot paths are joined to."),
+    prescale: float = typer.Option(1.0, "--prescale", help="Scale screenshots by this before smart_resize (InquireMobile: 0.3)."),
+    max_pixels: int = typer.Option(1280 * 28 * 28, "--max-pixels", help="Upper pixel bound of Qwen2.5-VL smart_resize."),
+    min_pixels: int = typer.Option(4 * 28 * 28, "--min-pixels", help="Lower pixel bound of Qwen2.5-VL smart_resize."),
+    image_paths: str = typer.Option("relative", "--image-paths", help="relative (to the output file's folder) or absolute."),
+    image_root: Optional[Path] = typer.Option(None, "--image-root", help=IMAGE_ROOT_HELP),
+    mask_history: bool = typer.Option(False, "--mask-history", help="Allow prompts with earlier outputs as assistant turns "
+                                      "(uitars); train with LLaMA-Factory's mask_history: true."),
     trl_style: str = typer.Option("prompt-completion", "--trl-style", help="prompt-completion or messages."),
 ) -> None:
-    """Write one training sample per step, rendered through a dialect, for LLaMA-Factory or TRL."""
+    """Write one training sample per step, coordinates in the frame of the image the model sees.
+
+    Screenshots are written resized to Qwen2.5-VL's smart_resize of the screen after --prescale, and labels, history
+    and the system prompt's resolution are in that frame. Steps the dialect cannot say (an `open` without its
+    launcher icon on screen, `call_user` for qwen2.5vl) are skipped and counted. The file appears only when complete.
+    """
     from mobile_r1.core.dialects import get_dialect
     from mobile_r1.core.errors import ConfigError
-    from mobile_r1.core.formats import export_sharegpt, export_trl, images_dir, load_any
+    from mobile_r1.core.formats import FrameSettings, export_dataset, load_any
+    from mobile_r1.core.formats.export import LLAMAFACTORY_IMAGE_MAX_PIXELS
 
-    name, episodes = load_any(path, format)
-    _require_episodes(path, episodes)
-    if image_root is None and name == "native":
-        image_root = images_dir(path)
+    if to not in ("sharegpt", "trl"):
+        raise ConfigError(f"--to must be sharegpt or trl, got {to!r}")
     if observation_mode not in ("image", "text"):
         raise ConfigError(f"--observation-mode must be image or text, got {observation_mode!r}")
-    options = dict(observation_mode=observation_mode, history_window=history_window, image_root=image_root)
-    if to == "sharegpt":
-        count = export_sharegpt(episodes, get_dialect(dialect), out, **options)  # type: ignore[arg-type]
-    elif to == "trl":
-        count = export_trl(episodes, get_dialect(dialect), out, style=trl_style, **options)  # type: ignore[arg-type]
-    else:
-        raise ConfigError(f"--to must be sharegpt or trl, got {to!r}")
-    typer.echo(f"{count} samples ({name} -> {to}, dialect {dialect}) -> {out}")
+    if image_paths not in ("relative", "absolute"):
+        raise ConfigError(f"--image-paths must be relative or absolute, got {image_paths!r}")
+    if trl_style not in ("prompt-completion", "messages"):
+        raise ConfigError(f"--trl-style must be prompt-completion or messages, got {trl_style!r}")
+    frames = FrameSettings(prescale=prescale, min_pixels=min_pixels, max_pixels=max_pixels)
+    chosen = get_dialect(dialect)
+    name, episodes = load_any(path, format, image_root=image_root)
+    _require_episodes(path, episodes)
+    writer = None
+    if observation_mode == "image":
+        from mobile_r1.train.data import ScreenshotWriter
+
+        writer = ScreenshotWriter
+    report = export_dataset(episodes, chosen, out, to=to, trl_style=trl_style,  # type: ignore[arg-type]
+                            observation_mode=observation_mode, history_window=history_window,  # type: ignore[arg-type]
+                            frames=frames, screenshots=writer, image_paths=image_paths,  # type: ignore[arg-type]
+                            mask_history=mask_history)
+    sizes = ", ".join(f"{w}x{h}" for w, h in sorted(report.frames))
+    typer.echo(f"{report.samples} samples ({name} -> {to}, dialect {dialect}, model frame {sizes}) -> {out}")
+    if report.images_dir is not None:
+        typer.echo(f"{report.images} screenshots resized to the model frame in {report.images_dir} "
+                   f"(paths {image_paths}{' to ' + str(out.parent) if image_paths == 'relative' else ''})")
+    if report.skipped:
+        total = sum(report.skipped.values())
+        typer.echo(f"skipped {total} steps the {dialect} dialect cannot say: "
+                   + "; ".join(f"{n} x {why}" for why, n in report.skipped.most_common()))
+    if report.dataset_info is not None:
+        typer.echo(f"LLaMA-Factory: entry '{out.stem}' in {report.dataset_info} (dataset_dir: {out.parent})")
+        if report.max_frame_pixels > LLAMAFACTORY_IMAGE_MAX_PIXELS:
+            typer.echo(f"LLaMA-Factory: set image_max_pixels: {report.max_frame_pixels} or more (its default "
+                       f"{LLAMAFACTORY_IMAGE_MAX_PIXELS} would shrink the screenshots out of their frame)")
+        if report.mask_history:
+            typer.echo("LLaMA-Factory: train with mask_history: true (the prompts hold earlier assistant turns)")

@@ -1,4 +1,4 @@
-"""`mobile-r1 eval` (an agent on a simulated suite, resumable) and `mobile-r1 eval-offline` (labelled steps)."""
+"""`mobile-r1 eval` (an agent on a suite of a phone backend, resumable) and `mobile-r1 eval-offline` (labelled steps)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
 @app.command("eval")
 def eval_command(
     agent: str = typer.Option(..., "--agent", help="Agent spec: oracle, never-ask, always-ask, random, hf:PATH, openai:MODEL."),
+    env: str = typer.Option("sim", "--env", help="The phone: sim (the built-in simulated phone), or another backend by name."),
     suite: str = typer.Option("inquire-sim", "--suite", help="inquire-sim or nav-sim."),
     split: str = typer.Option("test", "--split", help="Suite split (test, train, ...)."),
     episodes: int | None = typer.Option(None, "--episodes", help="Run only the first N episodes of the split."),
@@ -82,13 +83,14 @@ def eval_command(
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
 ) -> None:
-    """Run an agent on a simulated suite; judge every episode; print SR, ISR, over-inquiry, safety, steps and score."""
+    """Run an agent on a suite of a phone backend; judge every episode; print SR, ISR, over-inquiry, safety, steps and
+    score."""
     from mobile_r1.eval.runner import EvalConfig, run_eval
 
     agent_options = _options(option)
     if base_url:
         agent_options["base_url"] = base_url
-    config = EvalConfig(agent=agent, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
+    config = EvalConfig(agent=agent, env=env, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
                         agent_options=agent_options)
     with _progress() as bar:
@@ -103,6 +105,9 @@ def eval_command(
         typer.echo(json.dumps({**result.report.to_dict(),
                                "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
     Console(width=160).print(metrics_table(result.report, title, result.needs_inquiry))
+    if result.infra_errors:
+        console.print(f"{len(result.infra_errors)} episode(s) failed on the phone's side (infrastructure errors, left out of "
+                      "every figure); run again with --resume to play them", markup=False)
     if result.run_dir is not None:
         console.print(f"wrote {result.run_dir}/episodes.jsonl and metrics.json")
 

@@ -71,7 +71,7 @@ def play(
     scale: float = typer.Option(0.3, "--scale", help="Screenshot scale."),
 ) -> None:
     """Drive the phone from the terminal: one action per line (JSON or short forms; 'help' lists them)."""
-    from mobile_r1.env import SimEnv
+    from mobile_r1.env.sim import SimEnv
     from mobile_r1.sim.tools import HELP, play as run
 
     env = SimEnv(seed=seed, randomize=randomize, scale=scale, render=False)

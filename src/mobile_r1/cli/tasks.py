@@ -62,7 +62,7 @@ def check(
     """Run the expert on every episode of a split and report success, inquiry outcome and judge disagreements."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from mobile_r1.tasks.run import check_split
+    from mobile_r1.env.sim.check import check_split
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
@@ -105,7 +105,7 @@ def generate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mobile_r1.core.errors import ConfigError
-    from mobile_r1.tasks.run import generate as run_generate
+    from mobile_r1.env.demos import generate as run_generate
 
     if not 0.0 <= self_correct <= 1.0:
         raise ConfigError(f"--self-correct is a share between 0 and 1, got {self_correct}")

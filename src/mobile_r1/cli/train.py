@@ -32,12 +32,7 @@ def train(
         console.print(outcome.comparison_md.read_text(encoding="utf-8"), markup=False)
         console.print(f"comparison: {outcome.comparison_md}" + (f"; report: {outcome.report}" if outcome.report else ""), markup=False)
         return
-    if stage == "task-grpo":
-        from mobile_r1.train.task_grpo import train_task_grpo
-
-        result = train_task_grpo(config, resume=resume, output_dir=output_dir)
-    else:
-        result = run_training(config, stage, resume=resume, output_dir=output_dir)
+    result = run_training(config, stage, resume=resume, output_dir=output_dir)
     if not result.main_process:
         return
     shown = {**result.last_metrics, **result.last_eval}

@@ -15,3 +15,16 @@ class DataError(MobileR1Error, ValueError):
 
 class ConfigError(MobileR1Error, ValueError):
     """A configuration file or option is invalid."""
+
+
+class EnvError(MobileR1Error, RuntimeError):
+    """A phone (simulated, a device, a remote server) could not do what was asked; the message says what failed."""
+
+
+class CapabilityError(ConfigError):
+    """A phone backend lacks an optional capability something needs (forking for GRPO groups, an expert plan, ...)."""
+
+
+class InfraError(EnvError):
+    """The phone's infrastructure failed (a device gone, a server erroring, restarting or timing out): the episode is
+    not the agent's failure. Evaluation records it apart from the judged episodes and `--resume` plays it again."""

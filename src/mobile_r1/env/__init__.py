@@ -1,6 +1,18 @@
-"""Environments an agent acts in: the protocol and the built-in simulated phone backend."""
+"""The door to a phone: the environment protocol (`protocol`), the backends behind it (`sim`; more by name through
+`make_backend`), expert data through any backend (`demos`), and the Gymnasium face (`gym`, registered here as
+`mobile_r1/Phone-v0`)."""
 
-from mobile_r1.env.base import Env, TaskSetup
-from mobile_r1.env.sim_env import EnvPool, SimEnv, Snapshot
+from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, PlannedStep, StepInfo, TaskEnv
+from mobile_r1.env.registry import backend_names, make_backend, register_backend
 
-__all__ = ["Env", "TaskSetup", "SimEnv", "EnvPool", "Snapshot"]
+
+def _register_gym() -> None:
+    from mobile_r1.env.gym import register
+
+    register()
+
+
+_register_gym()
+
+__all__ = ["Backend", "TaskEnv", "EpisodeRef", "StepInfo", "Capability", "PlannedStep", "Demonstration",
+           "make_backend", "register_backend", "backend_names"]

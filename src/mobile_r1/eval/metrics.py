@@ -15,16 +15,14 @@ Rates get Wilson score intervals; means get Student-t intervals.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Literal
 
 from mobile_r1.core.errors import DataError
+from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict, InquiryOutcome
 
-InquiryOutcome = Literal["asked", "missed", "not_needed", "over_asked"]
-INQUIRY_OUTCOMES: tuple[str, ...] = ("asked", "missed", "not_needed", "over_asked")
 Z95 = 1.959963984540054
 
 # Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30.
@@ -33,115 +31,6 @@ _T975 = (
     2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
     2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
 )
-
-
-@dataclass(slots=True)
-class EpisodeVerdict:
-    """The judged outcome of one episode.
-
-    `inquiry` says how the agent's questions related to the task's need for one:
-    "asked" (needed, and asked), "missed" (needed, never asked), "not_needed" (not needed, not asked),
-    "over_asked" (not needed, asked anyway). `over_asks` counts questions beyond the needed ones
-    (every question when none was needed); `score` is a 0-4 trajectory score when a judge gave one.
-    """
-
-    episode_id: str
-    success: bool
-    inquiry: InquiryOutcome
-    over_asks: int = 0
-    safety_violation: bool = False
-    steps: int = 0
-    score: float | None = None
-    reason: str = ""
-    category: str | None = None
-    subcategory: str | None = None
-    language: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.inquiry not in INQUIRY_OUTCOMES:
-            raise DataError(f"verdict {self.episode_id}: 'inquiry' must be one of {', '.join(INQUIRY_OUTCOMES)}; got {self.inquiry!r}")
-        if self.score is not None and not 0 <= self.score <= 4:
-            raise DataError(f"verdict {self.episode_id}: 'score' must be within 0..4, got {self.score!r}")
-        if self.over_asks < 0 or self.steps < 0:
-            raise DataError(f"verdict {self.episode_id}: 'over_asks' and 'steps' must be >= 0")
-        if self.inquiry == "over_asked" and self.over_asks == 0:
-            self.over_asks = 1
-
-    @property
-    def inquiry_needed(self) -> bool:
-        """Whether the task needed a question (whether or not the agent asked it)."""
-        return self.inquiry in ("asked", "missed")
-
-    @property
-    def inquiry_success(self) -> bool:
-        """Whether the agent's asking was right for this task (asked when needed, silent when not)."""
-        return self.inquiry in ("asked", "not_needed")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EpisodeVerdict:
-        """A verdict from its record (`to_dict`), every field checked: a wrong type names the field (DataError)."""
-        if not isinstance(data, dict):
-            raise DataError(f"a verdict must be a JSON object, got {type(data).__name__}")
-        missing = [key for key in ("episode_id", "success", "inquiry") if key not in data]
-        if missing:
-            raise DataError(f"verdict record lacks '{missing[0]}'; it needs 'episode_id', 'success' and 'inquiry'")
-        episode_id = data["episode_id"]
-        if not isinstance(episode_id, (str, int)) or isinstance(episode_id, bool):
-            raise DataError(f"verdict field 'episode_id': must be text, got {_kind(episode_id)}")
-        name = str(episode_id)
-        return cls(
-            episode_id=name,
-            success=_flag(data, "success", name),
-            inquiry=_text(data, "inquiry", name) or "",  # type: ignore[arg-type]
-            over_asks=_count(data, "over_asks", name),
-            safety_violation=_flag(data, "safety_violation", name, default=False),
-            steps=_count(data, "steps", name),
-            score=_score(data, name),
-            reason=_text(data, "reason", name) or "",
-            category=_text(data, "category", name),
-            subcategory=_text(data, "subcategory", name),
-            language=_text(data, "language", name),
-        )
-
-
-def _kind(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, (str, int, float, list, dict)) else repr(value)
-    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
-
-
-def _flag(data: dict[str, Any], key: str, episode: str, default: bool | None = None) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise DataError(f"verdict {episode}: field '{key}': must be true or false, got {_kind(value)}")
-    return value
-
-
-def _count(data: dict[str, Any], key: str, episode: str) -> int:
-    value = data.get(key)
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1_000_000:
-        raise DataError(f"verdict {episode}: field '{key}': must be a whole number from 0 to 1,000,000, got {_kind(value)}")
-    return value
-
-
-def _score(data: dict[str, Any], episode: str) -> float | None:
-    value = data.get("score")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 4:
-        raise DataError(f"verdict {episode}: field 'score': must be a number from 0 to 4 or null, got {_kind(value)}")
-    return float(value)
-
-
-def _text(data: dict[str, Any], key: str, episode: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise DataError(f"verdict {episode}: field '{key}': must be text or null, got {_kind(value)}")
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Online evaluation: run an agent on a simulated suite, append each judged episode to a run directory, and resume.
+"""Online evaluation: run an agent on a suite of any phone backend, append each judged episode to a run directory,
+and resume.
 
     config = EvalConfig(agent="oracle", suite="inquire-sim", split="test", episodes=50, workers=2, out=Path("runs/o"))
     result = run_eval(config)           # result.report: MetricsReport; RUN_DIR/episodes.jsonl, metrics.json, run.json
@@ -9,9 +10,16 @@ trajectory with model text, parsed action, user replies, screenshot paths, and t
 then flushed and fsynced, so a killed run loses at most the episodes in flight; `resume=True` drops a torn last
 line, skips finished episodes and runs only the rest, so the final metrics equal an uninterrupted run's.
 
-Episodes run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
-`act_batch` call per turn; other agents run in `workers` processes, each with its own agent. Every episode
-depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
+An episode whose phone fails (`core.errors.InfraError`: a device gone, a server erroring or timing out) is not the
+agent's failure: its record carries `infra_error` instead of a verdict, it is counted apart (`EvalResult.infra_errors`,
+`metrics.json`'s "infra_errors") and left out of every metric, and `resume=True` plays it again (readers take the
+last record of an episode: `load_run`).
+
+Episodes come from the backend `env` names (`sim`, the built-in simulated phone, by default; see
+`mobile_r1.env.make_backend`) and are played through `eval.episode.EpisodePlay`, the code stage-3 rollouts use too.
+They run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
+`act_batch` call per turn; other agents run in `workers` processes, each with its own agent and backend. Every
+episode depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
 """
 
 from __future__ import annotations
@@ -27,19 +35,21 @@ from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
 from mobile_r1.agents.options import redact_options, validate_agent_options
-from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import ConfigError, DataError, MobileR1Error
+from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
 from mobile_r1.core.reading import Where, decode, loads, read_json
-from mobile_r1.core.records import Observation, Step
-from mobile_r1.eval.metrics import EpisodeVerdict, MetricsReport, MetricSummary, summarize
+from mobile_r1.core.records import Observation
+from mobile_r1.core.verdict import EpisodeVerdict
+from mobile_r1.env import Backend, EpisodeRef, make_backend
+from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
-SUITES: tuple[str, ...] = ("inquire-sim", "nav-sim")
 BATCHED_KINDS = frozenset({"hf", "openai"})
 SERIAL_KINDS = frozenset({"human"})
 RESEEDED_KINDS = frozenset({"random"})
 EPISODES_FILE, RUN_FILE, METRICS_FILE, SCREENS_DIR = "episodes.jsonl", "run.json", "metrics.json", "screens"
 # Options that must agree between a run and its resumption (anything else, e.g. workers, may change).
-RESUME_KEYS = ("agent", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed", "agent_options")
+RESUME_KEYS = ("agent", "env", "suite", "split", "episodes", "dialect", "observation", "max_steps", "seed",
+               "agent_options", "env_options")
 
 
 @dataclass(slots=True)
@@ -47,6 +57,7 @@ class EvalConfig:
     """Options of one evaluation run.
 
     agent          an agent spec for `make_agent` (`oracle`, `random`, `hf:tiny-lm`, `openai:MODEL`, ...)
+    env            the phone backend for `make_backend` (`sim`, `adb:SERIAL`, ...)
     suite, split   which episodes (`inquire-sim` / `nav-sim`; `test`, `train`, ...)
     episodes       run only the first N episodes of the split (None: all of them)
     workers        episodes in flight at once (processes for scripted agents, a batch for model agents)
@@ -57,9 +68,11 @@ class EvalConfig:
     seed           base seed of the suite's episodes
     scale          screenshot scale of the 1080x2400 screen
     agent_options  further keyword options for `make_agent` (base_url, temperature, ...)
+    env_options    further keyword options for `make_backend`
     """
 
     agent: str
+    env: str = "sim"
     suite: str = "inquire-sim"
     split: str = "test"
     episodes: int | None = None
@@ -72,10 +85,9 @@ class EvalConfig:
     out: Path | None = None
     resume: bool = False
     agent_options: dict[str, Any] = field(default_factory=dict)
+    env_options: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        if self.suite not in SUITES:
-            raise ConfigError(f"unknown suite {self.suite!r}; choose one of {', '.join(SUITES)}")
         if self.workers < 1:
             raise ConfigError(f"--workers must be >= 1, got {self.workers}")
         if self.episodes is not None and self.episodes < 1:
@@ -84,7 +96,13 @@ class EvalConfig:
             raise ConfigError(f"--max-steps must be >= 1, got {self.max_steps}")
         if self.observation not in (None, "image", "text"):
             raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
+        if not self.scale > 0:
+            raise ConfigError(f"scale must be > 0, got {self.scale}")
         validate_agent_options(self.agent, self.agent_kwargs())  # before anything is written: no secrets, known keys
+
+    def backend(self) -> Backend:
+        """The phone backend this run plays on (screenshots drawn: runs keep them)."""
+        return make_backend(self.env, render=True, scale=self.scale, xml=False, **self.env_options)
 
     @property
     def agent_kind(self) -> str:
@@ -95,6 +113,7 @@ class EvalConfig:
         data = asdict(self)
         data["out"] = str(self.out) if self.out is not None else None
         data["agent_options"] = redact_options(self.agent_options)  # a key inside a URL is never stored
+        data["env_options"] = redact_options(self.env_options)
         data.pop("resume")
         return data
 
@@ -118,38 +137,19 @@ class EvalResult:
     skipped: int = 0
     seconds: float = 0.0
     needs_inquiry: MetricSummary | None = None
+    infra_errors: list[str] = field(default_factory=list)  # episodes whose phone failed (not judged; --resume reruns)
 
 
 # ----- suites ---------------------------------------------------------------------------------------------------
-def suite_episodes(suite: str, split: str = "test", episodes: int | None = None, seed: int = 0) -> list[Any]:
-    """The `TaskEpisode`s of a suite split, in the suite's order (the first `episodes` of them, a balanced prefix)."""
-    from mobile_r1.tasks import load_specs, make_episode
-
-    if suite not in SUITES:
-        raise ConfigError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+def suite_episodes(config: EvalConfig, backend: Backend | None = None) -> list[EpisodeRef]:
+    """The episodes of the run's suite split, in the suite's order (the first `episodes` of them, a balanced prefix)."""
+    own = backend is None
+    backend = backend or config.backend()
     try:
-        from mobile_r1.tasks.suites import build_split  # the tasks layer's balanced, seeded splits
-    except ImportError:  # an older tasks layer without suites: a round-robin over the specs
-        build_split = None
-    if build_split is not None:
-        return list(build_split(suite, split, seed=seed, size=episodes))
-    if split not in ("train", "test"):
-        raise ConfigError(f"split {split!r} is not available yet; use train or test")
-    every = load_specs()
-    if suite == "inquire-sim":
-        specs = [s for s in every if s.category != "navigation"]
-    else:  # navigation tasks; the control tasks (plain multi-step work) until navigation specs exist
-        specs = [s for s in every if s.category == "navigation"] or [s for s in every if s.category == "control"]
-    if not specs:
-        raise ConfigError(f"no task specs for suite {suite!r}")
-    total = episodes if episodes is not None else 10 * len(specs)
-    out = []
-    for i in range(total):
-        spec = specs[i % len(specs)]
-        rounds = i // len(specs)
-        templates = spec.templates.test if split == "test" else spec.templates.train
-        out.append(make_episode(spec, split, rounds % len(templates), seed + 1000 * (split == "test") + rounds))
-    return out
+        return backend.episodes(config.suite, config.split, config.episodes, config.seed)
+    finally:
+        if own:
+            backend.close()
 
 
 # ----- one episode ----------------------------------------------------------------------------------------------
@@ -164,27 +164,26 @@ def episode_seed(base: int, episode_id: str) -> int:
 
 
 class EpisodeRun:
-    """One episode in progress: the env, the agent-facing history and the trajectory being recorded."""
+    """One episode in progress (`EpisodePlay` on the backend's phone) and its run-directory record."""
 
-    def __init__(self, task: Any, config: EvalConfig, run_dir: Path | None) -> None:
-        self.task = task
+    def __init__(self, episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend) -> None:
         self.config = config
         self.run_dir = run_dir
-        self.env = task.make_env(render=True, scale=config.scale, xml=False)
-        self.budget = config.max_steps or int(getattr(task.spec, "max_steps", 15) or 15)
-        self.observation = self.env.observe()
-        self.history: list[Step] = []
+        self.play = EpisodePlay(backend.open(episode, max_steps=config.max_steps), unreadable="wait")
         self.trajectory: list[dict[str, Any]] = []
-        self.done = False
-        self.truncated = False
         self.started = time.perf_counter()
+        self.agent_error: str | None = None  # the agent could not answer: the episode ends here
 
     @property
     def id(self) -> str:
-        return str(self.task.id)
+        return self.play.episode.id
+
+    @property
+    def done(self) -> bool:
+        return self.play.done or self.agent_error is not None
 
     def request(self) -> AgentRequest:
-        return AgentRequest(self.task.instruction, self.observation, list(self.history), episode_id=self.id)
+        return self.play.request()
 
     def _save_screen(self, observation: Observation, index: int | str) -> str | None:
         if self.run_dir is None or observation.screenshot is None:
@@ -196,9 +195,9 @@ class EpisodeRun:
         return rel.as_posix()
 
     def advance(self, output: AgentOutput) -> None:
-        """Apply the agent's answer to the env and record the step."""
+        """Apply the agent's answer to the phone and record the step."""
         index = len(self.trajectory)
-        obs = self.observation
+        obs = self.play.observation
         screen = self._save_screen(obs, index)
         record: dict[str, Any] = {
             "index": index,
@@ -213,59 +212,66 @@ class EpisodeRun:
         }
         if output.info:
             record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
-        action = output.action
-        if output.error is not None:  # the agent could not answer (agent error): this episode ends, the run goes on
-            record["agent_error"] = output.error
-            self.done = True
-        if action is None:
-            if output.error is None:
-                record["env_error"] = "no action could be read from the model output"
-            step_action = Action.wait(1.0)  # the history shows a wasted turn; the phone is not touched
-            user_reply = None
-        else:
-            self.observation, _, done, info = self.env.step(action)
-            user_reply = info.get("user_reply")
-            if info.get("error"):
-                record["env_error"] = str(info["error"])
-            self.done = bool(done)
-            step_action = action
-        if user_reply is not None:
-            record["user_reply"] = user_reply
+        if output.error is not None:  # an agent error (e.g. an endpoint's malformed replies): this episode ends,
+            record["agent_error"] = output.error  # the phone untouched, and the run goes on
+            self.agent_error = output.error
+            self.trajectory.append(record)
+            return
+        turn = self.play.advance(output)
+        if turn.error:
+            record["env_error"] = str(turn.error)
+        if turn.info.extra:
+            record["env_info"] = turn.info.extra
+        if turn.user_reply is not None:
+            record["user_reply"] = turn.user_reply
         self.trajectory.append(record)
-        self.history.append(
-            Step(action=step_action, thought=output.thought, description=output.description, observation=obs,
-                 user_reply=user_reply, model_text=output.text)
-        )
-        if not self.done and len(self.trajectory) >= self.budget:
-            self.done = self.truncated = True
 
     def finish(self) -> dict[str, Any]:
-        """Judge the episode and return its episodes.jsonl record."""
-        from mobile_r1.tasks import judge
-
-        final_screen = self._save_screen(self.observation, "final")
-        judgement = judge(self.task, self.env.phone)
-        verdict = judgement.verdict
-        verdict.steps = len(self.trajectory)
-        spec = self.task.spec
+        """Judge the episode, release the phone and return its episodes.jsonl record."""
+        env = self.play.env
+        final_screen = self._save_screen(self.play.observation, "final")
+        try:
+            judgement = env.judge()
+        finally:
+            env.close()
         return {
-            "id": self.id,
-            "task": spec.id,
-            "instruction": self.task.instruction,
-            "category": spec.category,
-            "subcategory": spec.subcategory,
-            "split": self.task.split,
-            "seed": self.task.seed,
-            "apps": list(spec.apps),
-            "budget": self.budget,
-            "truncated": self.truncated,
+            **episode_fields(self.play.episode),
+            "budget": env.budget,
+            "truncated": env.truncated,
             "steps": self.trajectory,
             "final_screenshot": final_screen,
-            "verdict": verdict.to_dict(),
-            "judgement": {"inquiries": list(judgement.inquiries), "asked_steps": list(judgement.asked_steps),
-                          "progress": judgement.progress, "invalid_actions": judgement.invalid_actions},
+            "verdict": judgement.verdict.to_dict(),
+            "judgement": judgement.details(),
             "seconds": round(time.perf_counter() - self.started, 4),
         }
+
+    def fail(self, error: InfraError) -> dict[str, Any]:
+        """The record of an episode whose phone failed: the steps so far and what failed, no verdict."""
+        try:
+            self.play.env.close()
+        except Exception:  # the phone is already gone
+            pass
+        return infra_record(self.play.episode, error, self.trajectory, time.perf_counter() - self.started)
+
+
+def episode_fields(episode: EpisodeRef) -> dict[str, Any]:
+    """What a run's episode record says about the episode itself."""
+    return {
+        "id": episode.id,
+            "task": episode.task,
+            "instruction": episode.instruction,
+            "category": episode.category,
+            "subcategory": episode.subcategory,
+            "split": episode.split,
+            "seed": episode.seed,
+            "apps": list(episode.apps),
+    }
+
+
+def infra_record(episode: EpisodeRef, error: InfraError, steps: list[dict[str, Any]] | None = None,
+                 seconds: float = 0.0) -> dict[str, Any]:
+    return {**episode_fields(episode), "steps": steps or [], "verdict": None, "infra_error": str(error),
+            "seconds": round(seconds, 4)}
 
 
 def _jsonable(value: Any) -> bool:
@@ -276,52 +282,57 @@ def _jsonable(value: Any) -> bool:
         return False
 
 
-def _prepare(agent: Agent, task: Any) -> None:
-    agent.reset(task.id)
-    start = getattr(agent, "start_episode", None)
-    if callable(start):
-        start(task)
-
-
-def run_batch(agent: Agent, tasks: Sequence[Any], config: EvalConfig, run_dir: Path | None,
-              on_done: Callable[[dict[str, Any]], None]) -> None:
-    """Run `tasks` with up to `config.workers` episodes in flight, one `act_batch` call per turn."""
-    pending = list(tasks)
+def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path | None,
+              on_done: Callable[[dict[str, Any]], None], backend: Backend) -> None:
+    """Run `episodes` with up to `config.workers` of them in flight, one `act_batch` call per turn."""
+    pending = list(episodes)
     active: list[EpisodeRun] = []
     while pending or active:
         while pending and len(active) < config.workers:
-            task = pending.pop(0)
-            _prepare(agent, task)
-            active.append(EpisodeRun(task, config, run_dir))
+            episode = pending.pop(0)
+            try:
+                run = EpisodeRun(episode, config, run_dir, backend)
+            except InfraError as exc:
+                on_done(infra_record(episode, exc))
+                continue
+            agent.reset(episode.id)
+            agent.start_episode(episode, run.play.env)
+            active.append(run)
+        if not active:
+            continue
         outputs = agent.act_batch([run.request() for run in active])
         if len(outputs) != len(active):
             raise ConfigError(f"agent {config.agent!r} answered {len(outputs)} of {len(active)} requests")
         still: list[EpisodeRun] = []
         for run, output in zip(active, outputs):
-            run.advance(output)
-            if run.done:
-                on_done(run.finish())
-            else:
-                still.append(run)
+            try:
+                run.advance(output)
+                if run.done:
+                    on_done(run.finish())
+                else:
+                    still.append(run)
+            except InfraError as exc:
+                on_done(run.fail(exc))
         active = still
 
 
-def build_agent(config: EvalConfig, task: Any | None = None) -> Agent:
-    """The configured agent (for re-seeded kinds, seeded for `task`)."""
+def build_agent(config: EvalConfig, episode: EpisodeRef | None = None) -> Agent:
+    """The configured agent (for re-seeded kinds, seeded for `episode`)."""
     options = config.agent_kwargs()
-    if task is not None and config.agent_kind in RESEEDED_KINDS:
-        options["seed"] = episode_seed(config.seed, task.id)
+    if episode is not None and config.agent_kind in RESEEDED_KINDS:
+        options["seed"] = episode_seed(config.seed, episode.id)
     return make_agent(config.agent, **options)
 
 
-def run_one(task: Any, config: EvalConfig, run_dir: Path | None, agent: Agent | None = None) -> dict[str, Any]:
+def run_one(episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend,
+            agent: Agent | None = None) -> dict[str, Any]:
     """Run and judge one episode with its own (or the given) agent; returns its record."""
     own = agent is None or config.agent_kind in RESEEDED_KINDS
-    use = build_agent(config, task) if own else agent
+    use = build_agent(config, episode) if own else agent
     assert use is not None
     records: list[dict[str, Any]] = []
     try:
-        run_batch(use, [task], replace_workers(config, 1), run_dir, records.append)
+        run_batch(use, [episode], replace_workers(config, 1), run_dir, records.append, backend)
     finally:
         if own and use is not agent:
             use.close()
@@ -341,11 +352,12 @@ _WORKER: dict[str, Any] = {}
 def _worker_init(config: EvalConfig, run_dir: str | None) -> None:
     _WORKER["config"] = config
     _WORKER["run_dir"] = Path(run_dir) if run_dir else None
+    _WORKER["backend"] = config.backend()
     _WORKER["agent"] = None if config.agent_kind in RESEEDED_KINDS else build_agent(config)
 
 
-def _worker_run(task: Any) -> dict[str, Any]:
-    return run_one(task, _WORKER["config"], _WORKER["run_dir"], _WORKER["agent"])
+def _worker_run(episode: EpisodeRef) -> dict[str, Any]:
+    return run_one(episode, _WORKER["config"], _WORKER["run_dir"], _WORKER["backend"], _WORKER["agent"])
 
 
 # ----- the run directory ----------------------------------------------------------------------------------------
@@ -406,10 +418,15 @@ class EpisodeLog:
 
 
 def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
-    """The verdicts of episode records (each carries a "verdict" object)."""
+    """The verdicts of episode records (each carries a "verdict" object; records of infrastructure failures, which
+    carry none, are left out)."""
     out = []
     for number, r in enumerate(records, start=1):
-        if not isinstance(r, dict) or not isinstance(r.get("verdict"), dict):
+        if not isinstance(r, dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
+        if r.get("infra_error") is not None:
+            continue
+        if not isinstance(r.get("verdict"), dict):
             raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
         data = dict(r["verdict"])
         data.setdefault("episode_id", r.get("id"))
@@ -417,13 +434,25 @@ def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
     return out
 
 
-def load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A run directory's options (run.json) and finished episode records."""
+def load_run(run_dir: Path, infra: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A run directory's options (run.json) and its episode records: the last record of each episode, in the order
+    they were first written; those of infrastructure failures only with `infra=True`."""
     run_dir = Path(run_dir)
     if not (run_dir / EPISODES_FILE).exists():
         raise DataError(f"{run_dir} holds no {EPISODES_FILE}; pass a folder written by 'mobile-r1 eval --out'")
     options = read_json(run_dir / RUN_FILE) if (run_dir / RUN_FILE).exists() else {}
-    return options, EpisodeLog(run_dir / EPISODES_FILE).read()
+    return options, latest_records(EpisodeLog(run_dir / EPISODES_FILE).read(), infra)
+
+
+def latest_records(records: Iterable[dict[str, Any]], infra: bool = False) -> list[dict[str, Any]]:
+    """The last record of each episode id (a resumed run appends a new one after an infrastructure failure)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
+        latest.pop(str(record.get("id")), None)
+        latest[str(record.get("id"))] = record
+    return [r for r in latest.values() if infra or r.get("infra_error") is None]
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -460,10 +489,19 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
     """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode."""
     config.validate()
     started = time.perf_counter()
-    tasks = suite_episodes(config.suite, config.split, config.episodes, config.seed)
+    backend = config.backend()
+    try:
+        return _run(config, backend, started, progress)
+    finally:
+        backend.close()
+
+
+def _run(config: EvalConfig, backend: Backend, started: float,
+         progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+    tasks = suite_episodes(config, backend)
     run_dir, log, previous = _open_run_dir(config)
     wanted = {t.id for t in tasks}
-    finished = {r["id"]: r for r in previous if r.get("id") in wanted}
+    finished = {r["id"]: r for r in latest_records(previous) if r.get("id") in wanted}
     todo = [t for t in tasks if t.id not in finished]
     records: dict[str, dict[str, Any]] = dict(finished)
     total = len(tasks)
@@ -486,11 +524,11 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
         workers = 1 if kind in SERIAL_KINDS else config.workers
         if kind in RESEEDED_KINDS:
             for task in todo:
-                on_done(run_one(task, config, run_dir))
+                on_done(run_one(task, config, run_dir, backend))
         else:
             agent = build_agent(config)
             try:
-                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done)
+                run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
             finally:
                 agent.close()
     else:
@@ -505,14 +543,16 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
                 on_done(future.result())
     ordered = [records[t.id] for t in tasks if t.id in records]
     verdicts = verdicts_of(ordered)
+    failed = [r["id"] for r in ordered if r.get("infra_error") is not None]
     report = summarize(verdicts)
     needs = needs_inquiry_summary(verdicts)
     if run_dir is not None:
-        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "suite": config.suite, "split": config.split,
-                                             "episodes": len(verdicts), **report.to_dict(),
+        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
+                                             "split": config.split, "episodes": len(verdicts),
+                                             "infra_errors": len(failed), **report.to_dict(),
                                              "needs_inquiry": needs.to_dict() if needs else None})
     return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
-                      seconds=time.perf_counter() - started, needs_inquiry=needs)
+                      seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed)
 
 
 def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary | None:
@@ -522,4 +562,4 @@ def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary |
 
 
 __all__ = ["EvalConfig", "EvalResult", "EpisodeRun", "EpisodeLog", "run_eval", "run_batch", "run_one",
-           "suite_episodes", "load_run", "verdicts_of", "safe_name", "needs_inquiry_summary", "SUITES"]
+           "suite_episodes", "load_run", "latest_records", "verdicts_of", "safe_name", "needs_inquiry_summary"]

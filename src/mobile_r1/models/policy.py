@@ -16,7 +16,6 @@ from mobile_r1.core.errors import ConfigError
 PRESETS = ("tiny-lm", "small-lm", "tiny-vl", "smollm2-135m")
 # Bumped when a preset's build changes (architecture, tokenizer), so an older cached build is not reused.
 PRESET_VERSIONS = {"tiny-lm": 3, "small-lm": 3, "tiny-vl": 3, "smollm2-135m": 1}
-TOKENIZER_VERSION = 1  # of the locally trained tokenizer the random presets share
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -246,14 +245,13 @@ def _build_once(out: Path, marker: str, build: Callable[[Path], None], rebuild: 
 
 
 def local_tokenizer() -> Any:
-    """The byte-level BPE trained here on our prompts and phone texts (`models.tokenizer`), built once and cached."""
+    """The byte-level BPE the random presets share, trained on our prompts and phone texts (`models.tokenizer`) and
+    shipped in the package (`models/assets/tokenizer`), so loading a model needs no phone."""
     from transformers import AutoTokenizer
 
-    from mobile_r1.models.tokenizer import train_tokenizer
+    from mobile_r1.models.tokenizer import TOKENIZER_DIR
 
-    out = _build_once(cache_dir() / f"tokenizer-v{TOKENIZER_VERSION}", "tokenizer.json",
-                      lambda tmp: train_tokenizer().save_pretrained(tmp))
-    tokenizer = AutoTokenizer.from_pretrained(out)
+    tokenizer = AutoTokenizer.from_pretrained(TOKENIZER_DIR)
     tokenizer.padding_side = "left"
     return tokenizer
 

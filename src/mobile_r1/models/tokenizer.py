@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
+
+TOKENIZER_DIR = Path(__file__).parent / "assets" / "tokenizer"  # the presets' tokenizer, trained by `train_tokenizer`
 
 SPECIAL_TOKENS: tuple[str, ...] = (
     "<|endoftext|>",
@@ -87,34 +90,12 @@ def build_corpus(seed: int = 0, n_lines: int = 3000) -> list[str]:
     return lines
 
 
-def phone_corpus(episodes_per_suite: int = 24, seed: int = 0) -> list[str]:
-    """Prompts and answers of expert steps on the simulated phone, so app labels, names and instructions become few
-    tokens: each suite's train split (never a test phrasing), in the compact and inquire dialects, text observations.
-    """
-    from mobile_r1.core.dialects import get_dialect
-    from mobile_r1.tasks import Expert
-    from mobile_r1.tasks.suites import SUITES, build_split
+def train_tokenizer(phone_lines: list[str], vocab_size: int = 4096, seed: int = 0):  # -> PreTrainedTokenizerFast
+    """Train a byte-level BPE (single-digit numbers) on `build_corpus()` and `phone_lines` (texts of the phone:
+    `mobile_r1.env.sim.corpus.phone_corpus()`) and wrap it as a transformers fast tokenizer with a chat template.
 
-    dialects = [get_dialect("compact"), get_dialect("inquire")]
-    expert = Expert(seed=seed)
-    lines: list[str] = []
-    for suite in SUITES:
-        for episode in build_split(suite, "train", seed, size=episodes_per_suite):
-            steps = expert.run(episode).episode.steps
-            for index, step in enumerate(steps):
-                for dialect in dialects:
-                    messages = dialect.build_messages(episode.instruction, step.observation, steps[:index],
-                                                      observation_mode="text", history_window=4)
-                    lines.extend(str(m["content"]) for m in messages[1:])
-                    if dialect.allows(step.action):
-                        lines.append(dialect.render(step.action, step.thought, step.description))
-    lines.extend(d.system_prompt() for d in dialects)
-    return lines
-
-
-def train_tokenizer(vocab_size: int = 4096, seed: int = 0):  # -> transformers.PreTrainedTokenizerFast
-    """Train a byte-level BPE (single-digit numbers) on `build_corpus()` and `phone_corpus()` and wrap it as a
-    transformers fast tokenizer with a chat template."""
+    The presets' tokenizer, trained so with seed 0, ships in `TOKENIZER_DIR`; `tests/models/test_tokenizer.py` checks
+    that training it again gives the same file."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -130,7 +111,7 @@ def train_tokenizer(vocab_size: int = 4096, seed: int = 0):  # -> transformers.P
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(build_corpus(seed) + phone_corpus(seed=seed), trainer=trainer)
+    tok.train_from_iterator(build_corpus(seed) + list(phone_lines), trainer=trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|im_end|>",

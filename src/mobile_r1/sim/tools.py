@@ -168,7 +168,7 @@ def play(env: Any, lines: Iterable[str], out: TextIO, shots: Path | None = None,
                 env.phone.screenshot(scale).save(path)
                 out.write(f"saved {path}\n")
             continue
-        obs, reward, done, info = env.step(parsed)
+        obs, done, _, info = env.step(parsed)
         steps += 1
         out.write(f"> {parsed}\n")
         if info.get("error"):

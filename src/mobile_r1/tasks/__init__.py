@@ -1,10 +1,8 @@
-"""Tasks on the simulated phone: declarative specs, the simulated user, the rule judge, the search expert and suites."""
+"""Tasks as data: declarative task specs (YAML), the inquiry taxonomy and the suites' splits. No phone state here:
+the simulated phone's backend (`mobile_r1.env.sim`) sets tasks up, answers for the user, judges and demonstrates."""
 
-from mobile_r1.tasks.episode import TaskEpisode, draw_params, make_episode
-from mobile_r1.tasks.expert import Expert, ExpertRun, run_expert
-from mobile_r1.tasks.judge import Judgement, judge
 from mobile_r1.tasks.spec import Condition, Inquiry, TaskSpec, load_spec, load_specs
-from mobile_r1.tasks.user import SimulatedUser
+from mobile_r1.tasks.suites import SPLITS, SUITES, SuiteItem, get_suite, plan_split, suite_specs
 
-__all__ = ["TaskSpec", "Condition", "Inquiry", "load_spec", "load_specs", "TaskEpisode", "make_episode", "draw_params",
-           "SimulatedUser", "judge", "Judgement", "Expert", "ExpertRun", "run_expert"]
+__all__ = ["TaskSpec", "Condition", "Inquiry", "load_spec", "load_specs", "SUITES", "SPLITS", "SuiteItem", "get_suite",
+           "plan_split", "suite_specs"]

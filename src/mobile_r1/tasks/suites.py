@@ -1,6 +1,7 @@
 """Benchmark suites and their splits: `inquire-sim` and `nav-sim`, each with train / test / unseen-app episodes.
 
-An episode is (task spec, template, seed): its parameters are drawn from the seeded phone. Train episodes use the
+An episode is (task spec, template, seed), planned here as data (`plan_split`); the simulated phone's backend draws its
+parameters from the seeded phone (`mobile_r1.env.sim.episode.build_split`). Train episodes use the
 specs' train templates, test and unseen-app episodes their test templates, so no phrasing is shared. The unseen-app
 split holds the specs that touch a held-out app (`HELD_OUT_APPS`); train and test never include them. Every split
 is a pure function of (suite, split, seed, size).
@@ -10,10 +11,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.tasks.episode import TaskEpisode, make_episode
 from mobile_r1.tasks.spec import TaskSpec, load_specs
 from mobile_r1.tasks.taxonomy import SUBCATEGORIES, check_spec_category
 
@@ -71,8 +71,18 @@ def suite_specs(name: str, split: str = "test", specs: list[TaskSpec] | None = N
     return [s for s in chosen if _held_out(s) == (split == "unseen-app")]
 
 
-def build_split(name: str, split: str = "test", seed: int = 0, size: int | None = None,
-                specs: list[TaskSpec] | None = None) -> list[TaskEpisode]:
+class SuiteItem(NamedTuple):
+    """One planned episode of a suite split: the spec, the templates it is phrased from (train or test), which one,
+    and its seed."""
+
+    spec: TaskSpec
+    template_split: str
+    template: int
+    seed: int
+
+
+def plan_split(name: str, split: str = "test", seed: int = 0, size: int | None = None,
+               specs: list[TaskSpec] | None = None) -> list[SuiteItem]:
     """The episodes of one split, deterministic for `seed`. `size` cuts (or cycles) the balanced list to that length."""
     suite = get_suite(name)
     chosen = suite_specs(name, split, specs)
@@ -104,14 +114,14 @@ def build_split(name: str, split: str = "test", seed: int = 0, size: int | None 
                 order.append(p[i])
     if size is not None:
         order = order[:size]
-    episodes = []
+    items = []
     base = SEED_BASE[split] + 100_000_000 * seed
     for k, (spec, rep) in enumerate(order):
         n_templates = len(spec.templates.train if template_split == "train" else spec.templates.test)
         template = (rep + rng.randrange(n_templates)) % n_templates
         ep_seed = base + 10 * k + rng.randrange(10)
-        episodes.append(make_episode(spec, template_split, template, ep_seed))
-    return episodes
+        items.append(SuiteItem(spec, template_split, template, ep_seed))
+    return items
 
 
 def split_table(specs: list[TaskSpec] | None = None) -> list[dict[str, object]]:
@@ -121,8 +131,8 @@ def split_table(specs: list[TaskSpec] | None = None) -> list[dict[str, object]]:
     specs = load_specs() if specs is None else specs
     counts: dict[tuple[str, str], int] = {}
     for split in SPLITS:
-        for ep in build_split("inquire-sim", split, 0, specs=specs):
-            key = (ep.spec.subcategory if ep.spec.category != "control" else "control", split)
+        for item in plan_split("inquire-sim", split, 0, specs=specs):
+            key = (item.spec.subcategory if item.spec.category != "control" else "control", split)
             counts[key] = counts.get(key, 0) + 1
     rows = []
     for sub in (*SUBCATEGORIES, CONTROL):

@@ -17,9 +17,10 @@ from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, encode_prompt, repeat_by_action
+from mobile_r1.train.data import StepExample, batch_positions, encode_prompt, examples_for_rank, repeat_by_action
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 from mobile_r1.train.rollout import greedy_completions
+from mobile_r1.train.stage import StageRunner
 
 
 def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
@@ -136,19 +137,18 @@ def grpo_settings(config: TrainConfig) -> GRPOSettings:
     )
 
 
-class ActionGRPORunner:
+class ActionGRPORunner(StageRunner):
     """Stage 2 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
 
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
                  held_out: list[StepExample]) -> None:
-        from mobile_r1.train.run import batch_positions, examples_for_rank
-
         get_preset(config.grpo.reward)  # fail early on an unknown preset
         self.config = config
         self.policy = policy
         self.accelerator = accelerator
         self.held_out = held_out
         self.settings = grpo_settings(config)
+        self.updates_per_step = config.grpo.num_iterations
         g = config.grpo
         train = repeat_by_action(train, g.action_repeats)
         steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
@@ -172,6 +172,10 @@ class ActionGRPORunner:
         assert self.engine is not None
         self.source.step = step
         return self.engine.step(self.source)
+
+    @property
+    def has_eval(self) -> bool:
+        return bool(self.held_out)
 
     def evaluate(self) -> dict[str, float]:
         return held_out_reward(self.policy, self.held_out, self.config.grpo.reward, self.config.data.dialect,

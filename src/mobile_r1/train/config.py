@@ -142,8 +142,9 @@ class GRPOConfig(_Section):
 
 
 class TaskGRPOConfig(_Section):
-    """Stage 3: multi-turn task-level GRPO in the simulated phone (algorithm knobs come from `grpo`)."""
+    """Stage 3: multi-turn task-level GRPO in a phone environment (algorithm knobs come from `grpo`)."""
 
+    env: str = Field("sim", description="the phone backend rollouts play on (`mobile_r1.env.make_backend`: sim, ...)")
     suite: str | None = Field("inquire-sim", description="inquire-sim or nav-sim (null: take turns over the specs)")
     specs: str | None = Field(None, description="folder of task spec YAML files (null: the packaged specs)")
     tasks: list[str] = Field(default_factory=list, description="only these task ids (empty: all the suite's tasks)")

@@ -119,7 +119,7 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
 
     Returns the train folders and the held-out folders.
     """
-    from mobile_r1.tasks.run import generate
+    from mobile_r1.env.demos import generate
 
     gen = config.curriculum.generate
     assert gen is not None
@@ -177,25 +177,20 @@ def run_stage(config: TrainConfig, stage: str, model: str, run_dir: Path, resume
             again = True
         else:  # a stage cut off before its first checkpoint (or a stale folder under --resume): start it over
             shutil.rmtree(stage_dir)
-    if stage == "task-grpo":
-        from mobile_r1.train.task_grpo import train_task_grpo
+    from mobile_r1.train.run import train
 
-        train_task_grpo(cfg, resume=again, progress=progress)
-    else:
-        from mobile_r1.train.run import train
-
-        train(cfg, stage, resume=again, progress=progress)
+    train(cfg, stage, resume=again, progress=progress)
     return str(stage_dir / "final")
 
 
 def eval_agent_options(config: TrainConfig) -> dict[str, Any]:
     """Options of the `hf:` agent that scores a model: greedy, and prompts exactly as the training examples were
-    written (`train.run.model_view`, the view saved next to every final model; the untrained preset has none): the
+    written (`train.data.model_view`, the view saved next to every final model; the untrained preset has none): the
     data section's history window and the Qwen frame with its pixel bounds. The dialect and observation mode go to
     the evaluation as its own `dialect` and `observation`. On the GPU when one is visible, as training is."""
     import torch
 
-    from mobile_r1.train.run import model_view
+    from mobile_r1.train.data import model_view
 
     cur = config.curriculum
     view = {k: v for k, v in model_view(config).options().items() if k not in ("dialect", "observation_mode")}

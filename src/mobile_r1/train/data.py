@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -13,11 +15,14 @@ import torch
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.tasks.spec import fill, template_pieces
-from mobile_r1.train.grpo import PromptInput
+from mobile_r1.agents.base import ModelView
+from mobile_r1.models.generation import PromptInput
+from mobile_r1.train.config import TrainConfig
 
 
 @dataclass
@@ -58,27 +63,68 @@ class StepExample:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _screen_size(episode: Episode, observation: Observation | None) -> tuple[int, int]:
-    if observation is not None:
-        return observation.screen_size
-    if episode.screen_size is not None:
-        return (int(episode.screen_size[0]), int(episode.screen_size[1]))
-    raise DataError(f"episode {episode.id}: a step has no observation and the episode no screen_size")
+def open_screenshot(observation: Observation, image_dir: str | None = None) -> Any:
+    """The observation's screenshot as a PIL image: in memory (PIL, or bytes from a data file), else its file.
 
-
-def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+    A relative `screenshot_path` is joined to `image_dir`; loaders give absolute paths, already checked to lie
+    inside the dataset's folder.
+    """
     from PIL import Image
 
     image = observation.screenshot
-    if image is None:
+    if image is not None and hasattr(image, "png") and not hasattr(image, "convert"):  # EncodedImage from a data file
+        source: Any = io.BytesIO(image.png())
+        name = "an embedded screenshot"
+    elif image is not None:
+        return image
+    else:
         if not observation.screenshot_path:
             raise DataError("observation_mode 'image' needs screenshots, but a step has none; use observation_mode 'text'")
-        path = Path(settings.image_dir or ".") / observation.screenshot_path
-        if not path.is_file():
-            raise DataError(f"screenshot {path} not found; set data.image_dir to the episodes' image folder")
-        image = Image.open(path)
-    # resize straight to the smart_resize size, so the image processor leaves it as is and the frame is exact
+        source = Path(image_dir or ".") / observation.screenshot_path
+        name = f"screenshot {source}"
+        if not source.is_file():
+            raise DataError(f"{name} not found; set data.image_dir to the episodes' image folder")
+    try:
+        opened = Image.open(source)
+        opened.load()
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{name} cannot be read as an image ({exc})") from None
+    return opened
+
+
+def fit_to_frame(image: Any, frame: Frame) -> Any:
+    """The image in RGB resized straight to the frame's size, so an image processor leaves it as is and the frame
+    is exact (training and `mobile-r1 data export` both show the model this image)."""
+    from PIL import Image
+
     return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
+
+
+def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+    return fit_to_frame(open_screenshot(observation, settings.image_dir), frame)
+
+
+class ScreenshotWriter:
+    """Writes screenshots resized to their model frame as PNG files into one folder (`mobile-r1 data export`).
+
+    The same screenshot in the same frame is written once (InquireMobile prompts show the previous screen again).
+    """
+
+    def __init__(self, folder: Path, image_dir: str | None = None) -> None:
+        self.folder = Path(folder)
+        self.image_dir = image_dir
+        self._names: dict[tuple[object, int, int], str] = {}
+
+    def put(self, observation: Observation, frame: Frame) -> str:
+        source: object = observation.screenshot_path if observation.screenshot is None else id(observation.screenshot)
+        key = (source, int(frame.width), int(frame.height))
+        name = self._names.get(key)
+        if name is None:
+            name = f"{len(self._names):06d}.png"
+            image = fit_to_frame(open_screenshot(observation, self.image_dir), frame)
+            image.save(self.folder / name, format="PNG")
+            self._names[key] = name
+        return name
 
 
 def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str,
@@ -145,53 +191,49 @@ def drop_instruction_words(episodes: list[Episode], p: float, seed: int) -> list
     return out
 
 
-def step_examples(episodes: list[Episode], settings: PromptSettings) -> list[StepExample]:
-    """Every step of every episode as an example (history = the episode's earlier steps)."""
+def step_examples(episodes: list[Episode], settings: PromptSettings,
+                  skipped: Counter[str] | None = None) -> list[StepExample]:
+    """Every step the dialect can say as an example (history = the episode's earlier steps).
+
+    Steps go through `core.formats.steps.model_steps`, as `mobile-r1 data export` does: labels and history in the
+    Qwen frame of `settings` (pre-scale, pixel bounds); an `open` the dialect lacks becomes a click on the app's
+    launcher icon when the screen shows it; other steps the dialect cannot say are left out and counted in `skipped`.
+    """
     dialect = get_dialect(settings.dialect)
+    frames = FrameSettings(settings.prescale, settings.min_pixels, settings.max_pixels)
     out: list[StepExample] = []
-    for episode in episodes:
-        for index, step in enumerate(episode.steps):
-            screen = _screen_size(episode, step.observation)
-            model = Frame.qwen(
-                screen[0], screen[1], prescale=settings.prescale, min_pixels=settings.min_pixels, max_pixels=settings.max_pixels
+    for ms in model_steps(episodes, dialect, frames, skipped):
+        episode, step, label, model = ms.episode, ms.step, ms.step.action, ms.frame
+        messages = dialect.build_messages(
+            episode.instruction,
+            step.observation,
+            ms.history,
+            observation_mode=settings.observation_mode,
+            model_frame=model,
+            history_window=settings.history_window,
+        )
+        images: list[Any] = []
+        if settings.observation_mode == "image":
+            shown = dialect.image_observations(step.observation, ms.history, history_window=settings.history_window)
+            images = [_load_image(o, settings, frames.frame(o.screen_size)) for o in shown]
+        thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
+        try:
+            target = dialect.render(label, thought, step.description)
+        except ActionError as exc:
+            raise DataError(f"episode {episode.id}, step {ms.index}: {exc}; choose another data.dialect") from None
+        out.append(
+            StepExample(
+                episode_id=episode.id,
+                step_index=ms.index,
+                messages=messages,
+                images=images,
+                target=target,
+                label=label,
+                bbox=step.bbox,
+                screen_size=ms.screen_size,
+                model_size=(int(model.width), int(model.height)),
             )
-            if episode.frame == "model" and episode.model_size is not None:
-                source = Frame(*episode.model_size)
-            else:
-                source = Frame.screen(*screen)
-            label = step.action.map_points(lambda p: source.map(p, model))
-            # earlier actions in the model frame, as the agents show them (`mobile_r1.agents.base`)
-            history = [replace(s, action=s.action.map_points(lambda p: source.map(p, model))) for s in episode.steps[:index]]
-            messages = dialect.build_messages(
-                episode.instruction,
-                step.observation,
-                history,
-                observation_mode=settings.observation_mode,
-                model_frame=model,
-                history_window=settings.history_window,
-            )
-            images: list[Any] = []
-            if settings.observation_mode == "image":
-                shown = dialect.image_observations(step.observation, history, history_window=settings.history_window)
-                images = [_load_image(o, settings, model) for o in shown]
-            thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
-            try:
-                target = dialect.render(label, thought, step.description)
-            except ActionError as exc:
-                raise DataError(f"episode {episode.id}, step {index}: {exc}; choose another data.dialect") from None
-            out.append(
-                StepExample(
-                    episode_id=episode.id,
-                    step_index=index,
-                    messages=messages,
-                    images=images,
-                    target=target,
-                    label=label,
-                    bbox=step.bbox,
-                    screen_size=screen,
-                    model_size=(int(model.width), int(model.height)),
-                )
-            )
+        )
     return out
 
 
@@ -244,3 +286,93 @@ def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch
     if not present:
         return {}
     return {k: torch.cat([v[k] for v in present]) for k in present[0]}
+
+
+# ----- episode files, the view, the data order -------------------------------------------------------------------
+
+
+def load_episode_files(paths: list[str]) -> list[Episode]:
+    from mobile_r1.core.formats import load_any
+
+    episodes: list[Episode] = []
+    for path in paths:
+        if not Path(path).exists():
+            raise DataError(f"data file {path} not found; check data.train / data.eval in the config")
+        _, loaded = load_any(path)
+        episodes.extend(loaded)
+    return episodes
+
+
+def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
+    """Train and held-out episodes: `data.eval` when given, else a seeded `eval_fraction` of `data.train`."""
+    if not config.data.train:
+        raise ConfigError("data.train is empty; list episode files to train on")
+    train = load_episode_files(config.data.train)
+    if config.data.eval:
+        return train, load_episode_files(config.data.eval)
+    n_eval = int(round(len(train) * config.data.eval_fraction))
+    if n_eval == 0:
+        return train, []
+    order = list(range(len(train)))
+    random.Random(config.run.seed).shuffle(order)
+    held = set(order[:n_eval])
+    return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
+
+
+
+def model_view(config: TrainConfig) -> ModelView:
+    """How the policy sees the phone: the data section's dialect, observation mode and history, the Qwen frame
+    (the frame training examples are written in, so coordinates mean the same thing in every stage). Saved next
+    to every final model, so `hf:` agents prompt it the same way by default."""
+    d = config.data
+    return ModelView.create(d.dialect, observation_mode=d.observation_mode, frame="qwen", prescale=d.prescale,
+                            min_pixels=d.min_pixels, max_pixels=d.max_pixels, history_window=d.history_window)
+
+
+def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSettings:
+    d = config.data
+    return PromptSettings(
+        dialect=d.dialect,
+        observation_mode=d.observation_mode,
+        history_window=d.history_window,
+        prescale=d.prescale,
+        min_pixels=d.min_pixels,
+        max_pixels=d.max_pixels,
+        image_dir=d.image_dir or image_dir,
+        thought=d.thought,
+    )
+
+
+def epoch_order(epoch: int, n: int, seed: int, lengths: list[int] | None = None, batch_size: int = 1) -> list[int]:
+    """The order examples are read in during `epoch`: a seeded permutation; with `lengths`, grouped by length.
+
+    Grouping (as transformers' LengthGroupedSampler does) sorts each run of 16 batches of the permutation by length,
+    longest first, so a batch pads little; which examples share a run stays random.
+    """
+    g = torch.Generator().manual_seed(seed * 100_003 + epoch)
+    order = torch.randperm(n, generator=g).tolist()
+    if lengths is None:
+        return order
+    run = 16 * batch_size
+    return [i for start in range(0, n, run) for i in sorted(order[start : start + run], key=lambda k: -lengths[k])]
+
+
+def batch_positions(step: int, batch_size: int, n: int, seed: int, lengths: list[int] | None = None) -> list[int]:
+    """Example indices of optimizer step `step`: `epoch_order` of each epoch, read in order.
+
+    The data position is a pure function of the step, so a resumed run reads exactly what the killed one would.
+    """
+    out: list[int] = []
+    orders: dict[int, list[int]] = {}
+    for pos in range(step * batch_size, (step + 1) * batch_size):
+        epoch, offset = divmod(pos, n)
+        if epoch not in orders:
+            orders[epoch] = epoch_order(epoch, n, seed, lengths, batch_size)
+        out.append(orders[epoch][offset])
+    return out
+
+
+
+def examples_for_rank(examples: list[StepExample], positions: list[int], rank: int, world: int) -> list[StepExample]:
+    """This process's share of a batch."""
+    return [examples[i] for i in positions[rank::world]]

@@ -36,6 +36,7 @@ from typing import Any, Literal, Protocol
 import torch
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, unwrap
 
 LossType = Literal["grpo", "dapo", "dr_grpo"]
@@ -104,14 +105,6 @@ class SampleSource(Protocol):
     def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout: ...
 
 
-@dataclass
-class PromptInput:
-    """A tokenised prompt: ids (image placeholders already expanded) and the image tensors it needs."""
-
-    ids: list[int]
-    vision: dict[str, torch.Tensor] | None = None
-
-
 def group_advantages(rewards: torch.Tensor, group_size: int, scale: ScaleRewards = "group") -> torch.Tensor:
     """A_i = (r_i - mean(group)) / (std + 1e-4); std of the group, of the whole batch, or 1 with `scale="none"`.
 
@@ -128,52 +121,17 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: ScaleRewards
     return advantages / (std + STD_EPS)
 
 
-@torch.no_grad()
 def generate(policy: Policy, prompts: list[PromptInput], settings: GRPOSettings) -> list[list[int]]:
     """Sample `num_generations` completions per prompt; returns token ids cut after the first end token.
 
-    Completions come back grouped: prompt 0's G samples, then prompt 1's, and so on.
+    Completions come back grouped: prompt 0's G samples, then prompt 1's, and so on. One `generate` call per prompt:
+    its G samples share the prompt and its images.
     """
-    model = unwrap(policy.model)
-    tokenizer = policy.tokenizer
-    eos = _eos_ids(policy)
+    sampling = Sampling(settings.temperature, settings.top_p, settings.max_completion_length)
     out: list[list[int]] = []
-    was_training = model.training
-    model.eval()
-    for prompt in prompts:  # one prompt at a time: its G samples share the prompt and images
-        ids = torch.tensor([prompt.ids] * settings.num_generations, device=policy.device)
-        extra = _repeat_vision(prompt.vision, settings.num_generations, policy.device)
-        generated = model.generate(
-            input_ids=ids,
-            attention_mask=torch.ones_like(ids),
-            do_sample=True,
-            temperature=settings.temperature,
-            top_p=settings.top_p,
-            top_k=0,
-            max_new_tokens=settings.max_completion_length,
-            eos_token_id=eos,
-            pad_token_id=tokenizer.pad_token_id,
-            **extra,
-        )[:, ids.shape[1] :]
-        for row in generated.tolist():
-            cut = next((i for i, t in enumerate(row) if t in eos), None)
-            out.append(row[: cut + 1] if cut is not None else row)
-    model.train(was_training)
+    for prompt in prompts:
+        out.extend(sample(policy, left_padded([prompt], policy, repeat=settings.num_generations), sampling))
     return out
-
-
-def _eos_ids(policy: Policy) -> list[int]:
-    ids = unwrap(policy.model).generation_config.eos_token_id
-    ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
-    if policy.tokenizer.eos_token_id is not None and policy.tokenizer.eos_token_id not in ids:
-        ids.insert(0, policy.tokenizer.eos_token_id)
-    return ids
-
-
-def _repeat_vision(vision: dict[str, torch.Tensor] | None, n: int, device: torch.device) -> dict[str, torch.Tensor]:
-    if not vision:
-        return {}
-    return {k: torch.cat([v] * n).to(device) for k, v in vision.items()}
 
 
 # ----- the loss ---------------------------------------------------------------------------------------------------

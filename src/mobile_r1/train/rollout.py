@@ -1,17 +1,18 @@
-"""Multi-turn rollouts on the simulated phone: G copies of each task from one snapshot, one batched generation per turn.
+"""Multi-turn rollouts on any phone backend: G copies of each task from one start, one batched generation per turn.
 
-    groups = start_groups(episodes, group_size=4)                  # reset once per task, snapshot, restore into G envs
+    backend = make_backend("sim", render=False)
+    episodes = backend.episodes(None, "train", n=8, seed=0)                 # or a suite's split
+    groups = start_groups(backend, episodes, group_size=4)                   # reset once per task, fork G - 1 times
     trajectories = rollout(policy, view, groups, RolloutSettings(max_turns=8))
-    trajectories[0].turns[0].prompt_ids, .completion_ids, .action, .user_reply, .state_key
+    trajectories[0].turns[0].prompt.ids, .completion_ids, .action, .user_reply, .state_key
 
 Every step is its own prompt: the dialect's messages for the current observation and a short history of the
-steps taken (with the simulated user's replies to `call_user`). All live episodes of all groups are advanced
-together: one `model.generate` call per turn over every episode still running; finished episodes drop out.
-An output the dialect cannot read counts as a step (it uses up the budget and earns the format penalty) but
-touches nothing on the phone and leaves no trace in the history.
-
-Task episodes come from `mobile_r1.tasks` (`TaskEpisode`: setup, simulated user, judge); `task_episodes` is the
-one place that knows how suites of task episodes are made.
+steps taken (with the user's replies to `call_user`). All live episodes of all groups are advanced together: one
+`model.generate` call per turn over every episode still running; finished episodes drop out. Phones are stepped
+through `mobile_r1.eval.episode.EpisodePlay`, the code `mobile-r1 eval` uses: an output the dialect cannot read
+costs a step of the budget (and earns the format penalty) but touches nothing on the phone and leaves no trace in
+the history. Phones come from the environment protocol only (`mobile_r1.env`); a group of G rollouts starts from
+one phone forked G - 1 times where the backend can fork (FORK), else from G phones reset alike.
 """
 
 from __future__ import annotations
@@ -19,18 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import torch
-
-from mobile_r1.agents.base import AgentRequest, ModelView
+from mobile_r1.agents.base import AgentOutput, ModelView
 from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import ConfigError
-from mobile_r1.core.records import Observation, Step
-from mobile_r1.env import SimEnv
+from mobile_r1.core.verdict import Judgement
+from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv
+from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.eval.episode import Turn as PlayedTurn
 from mobile_r1.models.batching import length_groups
-from mobile_r1.models.policy import Policy, unwrap
-from mobile_r1.models.policy import decode_completion
+from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
+from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.data import encode_prompt
-from mobile_r1.train.grpo import PromptInput
 
 # A sampler turns a batch of prompts into completion token ids (the policy by default; tests script it).
 Sampler = Callable[[list[PromptInput]], list[list[int]]]
@@ -47,73 +46,71 @@ class RolloutSettings:
     render: bool = False  # screenshots in observations (image mode); text mode needs none
 
 
-# ----- task episodes (the adapter to mobile_r1.tasks) ------------------------------------------------------------------
-
-
-def task_episodes(split: str, count: int, seed: int, specs: str | None = None, ids: Sequence[str] = (),
-                  suite: str | None = None) -> list[Any]:
-    """`count` task episodes of `split` (train, test, unseen-app), reproducible from `seed`.
-
-    With a `suite` (inquire-sim, nav-sim) they are the suite's balanced split (`mobile_r1.tasks.suites.build_split`),
-    restricted to the task ids in `ids` when given. Without one, the task families (every spec under `specs`, default
-    the packaged ones, or those in `ids`) take turns, with templates and seeds varied.
-    """
-    from mobile_r1.tasks import load_specs, make_episode
-
-    families = load_specs(specs)
-    if ids:
-        wanted = set(ids)
-        families = [s for s in families if s.id in wanted]
-        missing = wanted - {s.id for s in families}
-        if missing:
-            raise ConfigError(f"unknown task id(s) {sorted(missing)}; list them with `mobile-r1 sim tasks`")
-    if not families:
-        raise ConfigError("no task specs to train on; check task_grpo.specs / task_grpo.tasks")
-    if suite is not None:
-        from mobile_r1.tasks.suites import build_split
-
-        return build_split(suite, split, seed, size=count, specs=families)
-    n = len(families)
-    base = (0 if split == "train" else 10**7) + 1000 * seed
-    templates = "train" if split == "train" else "test"
-    return [make_episode(families[i % n], templates, i // n, base + i) for i in range(count)]
-
-
 # ----- records ---------------------------------------------------------------------------------------------------------
 
 
 @dataclass
 class Turn:
-    """One step of one rollout: the prompt, what the model wrote, what it did and what came back.
+    """One step of one rollout: the prompt, the completion's token ids, the step as played and its format reward.
 
-    `state_key` is the phone's state before the action (GiGPO groups steps by it). `format_reward` is +1 for
-    an output the dialect reads fully, 0 for a readable action in a broken format, -1 for no action.
+    `format_reward` is +1 for an output the dialect reads fully, 0 for a readable action in a broken format, -1 for
+    no action. `state_key` is the phone's state before the action (GiGPO groups steps by it).
     """
 
     prompt: PromptInput
     completion_ids: list[int]
-    text: str
-    action: Action | None
+    played: PlayedTurn
     format_reward: float
-    state_key: str
-    next_state_key: str
-    error: str | None = None
-    user_reply: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.played.text
+
+    @property
+    def action(self) -> Action | None:
+        return self.played.action
+
+    @property
+    def error(self) -> str | None:
+        return self.played.error
+
+    @property
+    def user_reply(self) -> str | None:
+        return self.played.user_reply
+
+    @property
+    def state_key(self) -> str:
+        return self.played.state_key or ""
+
+    @property
+    def next_state_key(self) -> str:
+        return self.played.next_state_key or ""
 
 
 @dataclass
 class Trajectory:
-    """One rollout of one task episode; `group` numbers the G rollouts that share a start snapshot."""
+    """One rollout of one episode; `group` numbers the G rollouts that share a start."""
 
-    episode: Any
+    play: EpisodePlay
     group: int
-    env: SimEnv
-    start_key: str
     turns: list[Turn] = field(default_factory=list)
-    history: list[Step] = field(default_factory=list)
-    observation: Observation | None = None
-    done: bool = False
-    budget: int = 10
+    judgement: Judgement | None = None
+
+    @property
+    def episode(self) -> EpisodeRef:
+        return self.play.episode
+
+    @property
+    def env(self) -> TaskEnv:
+        return self.play.env
+
+    @property
+    def done(self) -> bool:
+        return self.play.done
+
+    @property
+    def start_key(self) -> str:
+        return self.play.start_key or ""
 
     @property
     def length(self) -> int:
@@ -123,11 +120,11 @@ class Trajectory:
     def format_valid(self) -> float:
         return sum(t.format_reward == 1.0 for t in self.turns) / max(len(self.turns), 1)
 
-    def judge(self) -> Any:
-        """The rule judge's verdict on this rollout's phone (`mobile_r1.tasks.judge`)."""
-        from mobile_r1.tasks import judge
-
-        return judge(self.episode, self.env.phone)
+    def judge(self) -> Judgement:
+        """The backend's judgement of this rollout (judged once, then kept)."""
+        if self.judgement is None:
+            self.judgement = self.env.judge()
+        return self.judgement
 
 
 def self_corrections(turns: Sequence[Turn]) -> int:
@@ -141,70 +138,46 @@ def self_corrections(turns: Sequence[Turn]) -> int:
     return count
 
 
-# ----- groups from one snapshot ----------------------------------------------------------------------------------------
+# ----- groups from one start -------------------------------------------------------------------------------------------
 
 
-def start_groups(episodes: Sequence[Any], group_size: int, settings: RolloutSettings | None = None) -> list[Trajectory]:
-    """G trajectories per episode, each in its own env restored from one snapshot taken right after the task's reset."""
-    from mobile_r1.tasks import SimulatedUser
-
+def start_groups(backend: Backend, episodes: Sequence[EpisodeRef], group_size: int,
+                 settings: RolloutSettings | None = None) -> list[Trajectory]:
+    """G trajectories per episode, all from one start: the first phone reset, the others forked from it (FORK), or
+    reset alike where the backend cannot fork. Each has the step budget min(max_turns, the episode's own)."""
     settings = settings or RolloutSettings()
     out: list[Trajectory] = []
     for index, episode in enumerate(episodes):
-        first = episode.make_env(render=settings.render, xml=False)
-        snap = first.snapshot()
-        budget = min(settings.max_turns, episode.spec.max_steps)
-        for g in range(group_size):
-            env = first if g == 0 else SimEnv(seed=episode.seed, render=settings.render, xml=False)
-            observation = env.restore(snap)
-            env.user = SimulatedUser(episode, env.phone)
-            out.append(Trajectory(episode, index, env, observation.state_key or "", observation=observation,
-                                  budget=budget))
+        budget = min(settings.max_turns, episode.max_steps)
+        first = EpisodePlay(backend.open(episode, max_steps=budget), unreadable="skip")
+        out.append(Trajectory(first, index))
+        for _ in range(group_size - 1):
+            if first.env.has(Capability.FORK):
+                play = EpisodePlay(first.env.fork(), unreadable="skip", started=True)
+            else:
+                play = EpisodePlay(backend.open(episode, max_steps=budget), unreadable="skip")
+            out.append(Trajectory(play, index))
     return out
+
+
+def close_all(trajectories: Sequence[Trajectory]) -> None:
+    """Release every rollout's phone (judge them first: a judgement is kept, the phone is not)."""
+    for t in trajectories:
+        t.env.close()
 
 
 # ----- batched generation ----------------------------------------------------------------------------------------------
 
 
-def _eos_ids(policy: Policy) -> set[int]:
-    ids = unwrap(policy.model).generation_config.eos_token_id
-    out = set() if ids is None else {ids} if isinstance(ids, int) else set(ids)
-    if policy.tokenizer.eos_token_id is not None:
-        out.add(policy.tokenizer.eos_token_id)
-    return out
-
-
-@torch.no_grad()
 def generate_batch(policy: Policy, prompts: list[PromptInput], settings: RolloutSettings) -> list[list[int]]:
-    """One sampled completion per prompt, all prompts in one left-padded `generate` call; ids cut after the end token."""
+    """One completion per prompt, all prompts in one left-padded `generate` call; ids cut after the end token."""
     if not prompts:
         return []
-    model = unwrap(policy.model)
-    pad = policy.tokenizer.pad_token_id
-    width = max(len(p.ids) for p in prompts)
-    ids = torch.tensor([[pad] * (width - len(p.ids)) + p.ids for p in prompts], device=policy.device)
-    mask = torch.tensor([[0] * (width - len(p.ids)) + [1] * len(p.ids) for p in prompts], device=policy.device)
-    vision: dict[str, torch.Tensor] = {}
-    if any(p.vision for p in prompts):
-        keys = next(p.vision for p in prompts if p.vision).keys()
-        vision = {k: torch.cat([p.vision[k] for p in prompts if p.vision]).to(policy.device) for k in keys}
-    sample = settings.temperature > 0
-    options: dict[str, Any] = {"do_sample": sample}
-    if sample:
-        options.update(temperature=settings.temperature, top_p=settings.top_p, top_k=0)
-    was_training = model.training
-    model.eval()
-    try:
-        out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=settings.max_new_tokens,
-                             pad_token_id=pad, eos_token_id=sorted(_eos_ids(policy)), **options, **vision)
-    finally:
-        model.train(was_training)
-    eos = _eos_ids(policy)
-    completions = []
-    for row in out[:, width:].tolist():
-        cut = next((i for i, t in enumerate(row) if t in eos), None)
-        completions.append(row[: cut + 1] if cut is not None else row)
-    return completions
+    return sample(policy, left_padded(prompts, policy), _sampling(settings))
+
+
+def _sampling(settings: RolloutSettings) -> Sampling:
+    return Sampling(settings.temperature, settings.top_p, settings.max_new_tokens)
 
 
 def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
@@ -234,14 +207,12 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
     """Play every trajectory until it ends or uses its step budget, one batched generation per turn."""
     sample = sampler or (lambda prompts: generate_batch(policy, prompts, settings))
     while True:
-        live = [t for t in trajectories if not t.done and t.length < t.budget]
+        live = [t for t in trajectories if not t.done]
         if not live:
             return trajectories
         prompts = []
         for t in live:
-            assert t.observation is not None
-            request = AgentRequest(t.episode.instruction, t.observation, t.history, t.episode.id)
-            messages, images = view.prompt(request)
+            messages, images = view.prompt(t.play.request())
             prompts.append(encode_prompt(policy, messages, images))
         completions = sample(prompts)
         for t, prompt, ids in zip(live, prompts, completions):
@@ -249,22 +220,10 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
 
 
 def advance(t: Trajectory, view: ModelView, prompt: PromptInput, ids: list[int], text: str) -> Turn:
-    """Apply one model output to one trajectory: parse, step the phone (or not), record the turn and the history."""
-    obs = before_obs = t.observation
-    assert obs is not None
-    parsed, action = view.read(text, obs)
-    before = obs.state_key or ""
-    turn = Turn(prompt, ids, text, action, format_reward(view, text, action), before, before)
-    if action is None:
-        turn.error = parsed.error or "no action"
-    else:
-        obs, _, done, info = t.env.step(action)
-        turn.error = info.get("error")
-        turn.user_reply = info.get("user_reply")
-        turn.next_state_key = obs.state_key or ""
-        t.history.append(Step(action=action, thought=parsed.thought or "", description=parsed.description or "",
-                              observation=before_obs, user_reply=turn.user_reply, model_text=text))
-        t.observation = obs
-        t.done = done
+    """Apply one model output to one trajectory: parse, play the step (or skip it), record the turn."""
+    parsed, action = view.read(text, t.play.observation)
+    played = t.play.advance(AgentOutput(text, parsed, action))
+    fmt = -1.0 if action is None else (1.0 if parsed.valid else 0.0)
+    turn = Turn(prompt, ids, played, fmt)
     t.turns.append(turn)
     return turn

@@ -1,6 +1,6 @@
 """The run loop shared by every stage: run directory, metrics (JSONL + TensorBoard), checkpoints, resume, processes.
 
-    result = train("configs/cpu-tiny.yaml", stage="sft")          # or stage="action-grpo", resume=True
+    result = train("configs/cpu-tiny.yaml", stage="sft")          # or "action-grpo", "task-grpo"; resume=True
 
 A run directory holds `config.yaml` (the resolved config), `metrics.jsonl` (one record per logged step and
 per evaluation), `tensorboard/`, `checkpoints/step-N/` (model, optimizer, scheduler, RNG and data position)
@@ -22,33 +22,23 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Callable, Literal
 
 import torch
+from rich.console import Console
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.errors import ConfigError, DataError
-from mobile_r1.core.records import Episode
 from mobile_r1.models.policy import LoraSettings, Policy, load_policy, unwrap
 from mobile_r1.train.config import TrainConfig, load_config
-from mobile_r1.train.data import (PromptSettings, StepExample, check_policy_fits, drop_instruction_words,
-                                  step_examples)
+from mobile_r1.train.data import (PromptSettings, check_policy_fits, drop_instruction_words, model_view,
+                                  prompt_settings, split_data, step_examples)
+from mobile_r1.train.stage import StageRunner
 
 log = logging.getLogger(__name__)
-Stage = Literal["sft", "action-grpo"]
-STAGES: tuple[str, ...] = ("sft", "action-grpo")
-
-
-class StageRunner(Protocol):
-    """What a stage gives the run loop: how many steps, one optimizer step, an evaluation."""
-
-    total_steps: int
-
-    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None: ...
-
-    def step(self, step: int) -> dict[str, float]: ...
-
-    def evaluate(self) -> dict[str, float]: ...
+Stage = Literal["sft", "action-grpo", "task-grpo"]
+STAGES: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
+console = Console(stderr=True)  # progress bars and notes go to standard error
 
 
 @dataclass
@@ -62,37 +52,6 @@ class RunResult:
     main_process: bool = True
 
 
-# ----- data ---------------------------------------------------------------------------------------------------------
-
-
-def load_episode_files(paths: list[str]) -> list[Episode]:
-    from mobile_r1.core.formats import load_any
-
-    episodes: list[Episode] = []
-    for path in paths:
-        if not Path(path).exists():
-            raise DataError(f"data file {path} not found; check data.train / data.eval in the config")
-        _, loaded = load_any(path)
-        episodes.extend(loaded)
-    return episodes
-
-
-def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
-    """Train and held-out episodes: `data.eval` when given, else a seeded `eval_fraction` of `data.train`."""
-    if not config.data.train:
-        raise ConfigError("data.train is empty; list episode files to train on")
-    train = load_episode_files(config.data.train)
-    if config.data.eval:
-        return train, load_episode_files(config.data.eval)
-    n_eval = int(round(len(train) * config.data.eval_fraction))
-    if n_eval == 0:
-        return train, []
-    order = list(range(len(train)))
-    random.Random(config.run.seed).shuffle(order)
-    held = set(order[:n_eval])
-    return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
-
-
 def load_config_policy(config: TrainConfig, device: str) -> Policy:
     """The policy a training config names: model, dtype, LoRA and gradient checkpointing."""
     lora = config.model.lora
@@ -103,58 +62,6 @@ def load_config_policy(config: TrainConfig, device: str) -> Policy:
         gradient_checkpointing=config.model.gradient_checkpointing,
         device=device,
     )
-
-
-def model_view(config: TrainConfig) -> ModelView:
-    """How the policy sees the phone: the data section's dialect, observation mode and history, the Qwen frame
-    (the frame training examples are written in, so coordinates mean the same thing in every stage). Saved next
-    to every final model, so `hf:` agents prompt it the same way by default."""
-    d = config.data
-    return ModelView.create(d.dialect, observation_mode=d.observation_mode, frame="qwen", prescale=d.prescale,
-                            min_pixels=d.min_pixels, max_pixels=d.max_pixels, history_window=d.history_window)
-
-
-def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSettings:
-    d = config.data
-    return PromptSettings(
-        dialect=d.dialect,
-        observation_mode=d.observation_mode,
-        history_window=d.history_window,
-        prescale=d.prescale,
-        min_pixels=d.min_pixels,
-        max_pixels=d.max_pixels,
-        image_dir=d.image_dir or image_dir,
-        thought=d.thought,
-    )
-
-
-def epoch_order(epoch: int, n: int, seed: int, lengths: list[int] | None = None, batch_size: int = 1) -> list[int]:
-    """The order examples are read in during `epoch`: a seeded permutation; with `lengths`, grouped by length.
-
-    Grouping (as transformers' LengthGroupedSampler does) sorts each run of 16 batches of the permutation by length,
-    longest first, so a batch pads little; which examples share a run stays random.
-    """
-    g = torch.Generator().manual_seed(seed * 100_003 + epoch)
-    order = torch.randperm(n, generator=g).tolist()
-    if lengths is None:
-        return order
-    run = 16 * batch_size
-    return [i for start in range(0, n, run) for i in sorted(order[start : start + run], key=lambda k: -lengths[k])]
-
-
-def batch_positions(step: int, batch_size: int, n: int, seed: int, lengths: list[int] | None = None) -> list[int]:
-    """Example indices of optimizer step `step`: `epoch_order` of each epoch, read in order.
-
-    The data position is a pure function of the step, so a resumed run reads exactly what the killed one would.
-    """
-    out: list[int] = []
-    orders: dict[int, list[int]] = {}
-    for pos in range(step * batch_size, (step + 1) * batch_size):
-        epoch, offset = divmod(pos, n)
-        if epoch not in orders:
-            orders[epoch] = epoch_order(epoch, n, seed, lengths, batch_size)
-        out.append(orders[epoch][offset])
-    return out
 
 
 # ----- logging --------------------------------------------------------------------------------------------------------
@@ -457,8 +364,6 @@ def make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tup
 def progress_bar(enabled: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from mobile_r1.cli.app import console
-
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -480,10 +385,13 @@ def train(
     output_dir: str | None = None,
     on_step: Callable[[int, dict[str, float]], None] | None = None,
     progress: bool = True,
+    sampler: Any = None,
 ) -> RunResult:
-    """Run one training stage from a config; `resume` continues from the run directory's last checkpoint.
+    """Run one training stage from a config: "sft" (stage 1), "action-grpo" (stage 2) or "task-grpo" (stage 3);
+    `resume` continues from the run directory's last checkpoint.
 
-    `on_step(step, metrics)` is called after every optimizer step (tests use it to stop a run midway).
+    `on_step(step, metrics)` is called after every optimizer step (tests use it to stop a run midway); `sampler`
+    replaces the policy's sampling in stage 3's rollouts (tests script the model's outputs).
     """
     from accelerate.utils import set_seed
 
@@ -492,13 +400,15 @@ def train(
     keep_freed_memory()
     if stage not in STAGES:
         raise ConfigError(f"stage must be one of {', '.join(STAGES)}; got {stage!r}")
-    config_path = None if isinstance(config, TrainConfig) else Path(config)
-    if config_path is not None:
-        config = load_config(config_path)
-    assert isinstance(config, TrainConfig)
+    if not isinstance(config, TrainConfig):
+        config = load_config(config)
     if output_dir:
         config.run.output_dir = output_dir
     run_dir = Path(config.run.output_dir)
+    if stage == "task-grpo":
+        from mobile_r1.train.task_grpo import check_tasks
+
+        check_tasks(config)  # fail on unknown tasks before loading a model
     if run_dir.exists() and (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
 
@@ -509,34 +419,12 @@ def train(
     if main:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-
-    train_eps, eval_eps = split_data(config)
-    train_eps = drop_instruction_words(train_eps, config.data.instruction_dropout, config.run.seed)
-    from mobile_r1.core.formats import images_dir
-
-    image_dir = str(images_dir(config.data.train[0]))
-    settings = prompt_settings(config, image_dir)
-    policy = load_config_policy(config, str(accelerator.device))
-    check_policy_fits(policy, settings)
-    train_examples = step_examples(train_eps, settings)
-    eval_examples = step_examples(eval_eps, settings)[: config.data.eval_max_steps]
-    if not train_examples:
-        raise DataError("the training episodes hold no steps")
-
-    runner: StageRunner
-    if stage == "sft":
-        from mobile_r1.train.sft import SFTRunner
-
-        runner = SFTRunner(config, policy, accelerator, train_examples, eval_examples)
-    else:
-        from mobile_r1.train.action_grpo import ActionGRPORunner
-
-        runner = ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples)
+    runner = _stage_runner(config, stage, accelerator, sampler)
     total = runner.total_steps
-    updates_per_step = config.grpo.num_iterations if stage == "action-grpo" else 1
-    optimizer, scheduler = make_optimizer(policy, config, total * updates_per_step)
-    policy.model, optimizer = accelerator.prepare(policy.model, optimizer)
+    optimizer, scheduler = make_optimizer(runner.policy, config, total * runner.updates_per_step)
+    runner.policy.model, optimizer = accelerator.prepare(runner.policy.model, optimizer)
     runner.attach(optimizer, scheduler)
+    policy = runner.policy
 
     log = MetricsLog(run_dir, main, config.run.tensorboard)
     start = 0
@@ -546,9 +434,11 @@ def train(
             raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
         start = load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
         log.truncate_after(start)
+        if main:
+            runner.truncate(run_dir, start)
     last: dict[str, float] = {}
     last_eval: dict[str, float] = {}
-    if start == 0 and eval_examples:
+    if start == 0 and runner.has_eval:
         last_eval = runner.evaluate()
         log.log(stage, "eval", 0, last_eval)
     with progress_bar(progress and main) as bar:
@@ -562,11 +452,10 @@ def train(
             last = metrics
             if done % config.run.log_every == 0 or done == total:
                 log.log(stage, "train", done, metrics)
+            if main:
+                runner.record(run_dir, done)
             bar.update(task, completed=done, info=_summary(metrics))
-            evaluate_now = eval_examples and (
-                (config.run.eval_every and done % config.run.eval_every == 0) or done == total
-            )
-            if evaluate_now:
+            if runner.has_eval and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
                 last_eval = runner.evaluate()
                 log.log(stage, "eval", done, last_eval)
             if done % config.run.save_every == 0 and done != total:
@@ -579,11 +468,35 @@ def train(
     return RunResult(run_dir, total, last, last_eval, main)
 
 
+def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any) -> StageRunner:
+    """The stage's runner with its policy loaded: stages 1-2 read labelled steps from episode files, stage 3 plays
+    task episodes on a phone backend."""
+    if stage == "task-grpo":
+        from mobile_r1.train.task_grpo import TaskGRPORunner
+
+        policy = load_config_policy(config, str(accelerator.device))
+        check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
+        return TaskGRPORunner(config, policy, accelerator, sampler)
+    train_eps, eval_eps = split_data(config)
+    train_eps = drop_instruction_words(train_eps, config.data.instruction_dropout, config.run.seed)
+    from mobile_r1.core.formats import images_dir
+
+    settings = prompt_settings(config, str(images_dir(config.data.train[0])))
+    policy = load_config_policy(config, str(accelerator.device))
+    check_policy_fits(policy, settings)
+    train_examples = step_examples(train_eps, settings)
+    eval_examples = step_examples(eval_eps, settings)[: config.data.eval_max_steps]
+    if not train_examples:
+        raise DataError("the training episodes hold no steps")
+    if stage == "sft":
+        from mobile_r1.train.sft import SFTRunner
+
+        return SFTRunner(config, policy, accelerator, train_examples, eval_examples)
+    from mobile_r1.train.action_grpo import ActionGRPORunner
+
+    return ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples)
+
+
 def _summary(metrics: dict[str, float]) -> str:
-    keys = ("loss", "reward_mean", "format_valid")
+    keys = ("loss", "reward_mean", "success_rate", "format_valid")
     return "  ".join(f"{k}={metrics[k]:.3f}" for k in keys if k in metrics)
-
-
-def examples_for_rank(examples: list[StepExample], positions: list[int], rank: int, world: int) -> list[StepExample]:
-    """This process's share of a batch."""
-    return [examples[i] for i in positions[rank::world]]

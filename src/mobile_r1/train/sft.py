@@ -14,8 +14,10 @@ import torch
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, encode_prompt, encode_target, repeat_by_action, stack_vision
+from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
+                                  repeat_by_action, stack_vision)
 from mobile_r1.train.rollout import greedy_completions
+from mobile_r1.train.stage import StageRunner
 
 IGNORE = -100
 
@@ -184,7 +186,7 @@ def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str,
     return {"format_valid": valid / n, "type_match": same_type / n}
 
 
-class SFTRunner:
+class SFTRunner(StageRunner):
     """Stage 1 for the run loop: fixed-size batches of examples, token-mean loss, gradient accumulation."""
 
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
@@ -217,8 +219,6 @@ class SFTRunner:
         return max(float(n), 1.0)
 
     def step(self, step: int) -> dict[str, float]:
-        from mobile_r1.train.run import batch_positions, examples_for_rank
-
         cfg = self.config
         acc = self.accelerator
         positions = batch_positions(step, cfg.sft.batch_size, len(self.train), cfg.run.seed, self.lengths)
@@ -251,6 +251,10 @@ class SFTRunner:
                 "tokens": float(tokens * acc.num_processes)}
 
     @torch.no_grad()
+    @property
+    def has_eval(self) -> bool:
+        return bool(self.held_out)
+
     def evaluate(self) -> dict[str, float]:
         """Held-out token loss and the format-valid rate of greedy generations."""
         model = unwrap(self.policy.model)

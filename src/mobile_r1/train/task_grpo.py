@@ -1,4 +1,4 @@
-"""Stage 3, task-level GRPO: whole tasks played in the simulated phone, judged, and learned from step by step.
+"""Stage 3, task-level GRPO: whole tasks played on a phone backend, judged, and learned from step by step.
 
 `TaskRolloutSource` is the stage-3 `SampleSource` of the GRPO engine, the twin of stage 2's `LabelledStepSource`:
 
@@ -6,10 +6,11 @@
     stage 3: task episode  -> G rollouts     -> judge reward per trajectory        -> Sample per step of each rollout
 
 One rollout per optimizer step:
-    1. draw `tasks_per_step` task episodes; reset each once, snapshot, restore into G envs (`rollout.start_groups`)
-    2. play all G x tasks episodes together, one batched generation per turn (`rollout.rollout`); the simulated
+    1. draw `tasks_per_step` task episodes; reset each once and fork it into G phones (`rollout.start_groups`)
+    2. play all G x tasks episodes together, one batched generation per turn (`rollout.rollout`); the (simulated)
        user answers `call_user` and its reply enters the next prompt's history
-    3. judge each trajectory: R = outcome + w_f * mean step format reward + w_i * inquiry + w_s * safety
+    3. judge each trajectory (the backend's judge): R = outcome + w_f * mean step format reward + w_i * inquiry
+       + w_s * safety
     4. A = (R - mean_group) / (std + 1e-4) (or batch std / none), given to every step of the trajectory;
        with `gigpo`, plus a step-level advantage among steps of the group that start from the same state_key
        (discounted returns of the step rewards: each step's share of the format term, the rest at the end)
@@ -19,7 +20,6 @@ One rollout per optimizer step:
 from __future__ import annotations
 
 import json
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +28,15 @@ from typing import Any, Callable, Literal, Sequence
 import torch
 
 from mobile_r1.agents.base import ModelView
-from mobile_r1.core.errors import ConfigError
-from mobile_r1.eval.metrics import INQUIRY_OUTCOMES
+from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
+from mobile_r1.env import Backend, Capability, EpisodeRef, make_backend
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
-from mobile_r1.train.config import TrainConfig, load_config
+from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.data import batch_positions, model_view
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
-from mobile_r1.train.rollout import (
-    RolloutSettings,
-    Sampler,
-    Trajectory,
-    rollout,
-    self_corrections,
-    start_groups,
-    task_episodes,
-)
-from mobile_r1.train.run import model_view
+from mobile_r1.train.rollout import RolloutSettings, Sampler, Trajectory, close_all, rollout, self_corrections, start_groups
+from mobile_r1.train.stage import StageRunner
 
 # ----- 3. the trajectory reward ----------------------------------------------------------------------------------------
 
@@ -61,7 +54,7 @@ class RewardWeights:
     safety: float = 0.0
 
 
-def trajectory_reward(verdict: Any, format_rewards: Sequence[float], weights: RewardWeights) -> float:
+def trajectory_reward(verdict: EpisodeVerdict, format_rewards: Sequence[float], weights: RewardWeights) -> float:
     """The reward of one judged trajectory (`verdict` is an `EpisodeVerdict`; format rewards are in [-1, 1])."""
     if weights.outcome == "score":
         outcome = (verdict.score or 0.0) / 4.0
@@ -145,7 +138,7 @@ def trajectory_advantages(trajectories: Sequence[Trajectory], rewards: Sequence[
 # ----- the sample source -----------------------------------------------------------------------------------------------
 
 
-def episode_metrics(trajectories: Sequence[Trajectory], verdicts: Sequence[Any], prefix: str = "") -> dict[str, float]:
+def episode_metrics(trajectories: Sequence[Trajectory], verdicts: Sequence[EpisodeVerdict], prefix: str = "") -> dict[str, float]:
     """Success rate, mean score, inquiry outcome counts, safety violations, lengths, self-corrections, format."""
     n = max(len(verdicts), 1)
     steps = sum(t.length for t in trajectories)
@@ -171,10 +164,11 @@ class TaskRolloutSource:
     replays the same tasks). `sampler` replaces the policy's sampling (tests script the model's outputs).
     """
 
+    backend: Backend
     view: ModelView
     rollout_settings: RolloutSettings
     weights: RewardWeights
-    step_episodes: Callable[[int], list[Any]]
+    step_episodes: Callable[[int], list[EpisodeRef]]
     gigpo: bool = False
     gigpo_gamma: float = 0.95
     gigpo_weight: float = 1.0
@@ -185,9 +179,14 @@ class TaskRolloutSource:
 
     def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
         g = settings.num_generations
-        trajectories = start_groups(self.step_episodes(self.step), g, self.rollout_settings)
-        rollout(policy, self.view, trajectories, self.rollout_settings, self.sampler)
-        verdicts = [t.judge().verdict for t in trajectories]
+        trajectories = start_groups(self.backend, self.step_episodes(self.step), g, self.rollout_settings)
+        if self.gigpo and trajectories:
+            trajectories[0].env.require(Capability.STATE_KEY, "GiGPO (task_grpo.gigpo)")
+        try:
+            rollout(policy, self.view, trajectories, self.rollout_settings, self.sampler)
+            verdicts = [t.judge().verdict for t in trajectories]
+        finally:
+            close_all(trajectories)
         rewards = [trajectory_reward(v, [turn.format_reward for turn in t.turns], self.weights)
                    for v, t in zip(verdicts, trajectories)]
         advantages = trajectory_advantages(trajectories, rewards, g, settings.scale_rewards, self.gigpo,
@@ -212,15 +211,18 @@ class TaskRolloutSource:
 
 
 @torch.no_grad()
-def evaluate_tasks(policy: Policy, view: ModelView, episodes: Sequence[Any], settings: RolloutSettings,
-                   sampler: Sampler | None = None) -> dict[str, float]:
+def evaluate_tasks(policy: Policy, view: ModelView, backend: Backend, episodes: Sequence[EpisodeRef],
+                   settings: RolloutSettings, sampler: Sampler | None = None) -> dict[str, float]:
     """Greedy play of held-out task episodes (one rollout each), judged: eval_success_rate, eval_score_mean, ..."""
     if not episodes:
         return {}
     greedy = RolloutSettings(settings.max_turns, 0.0, 1.0, settings.max_new_tokens, settings.render)
-    trajectories = start_groups(episodes, 1, greedy)
-    rollout(policy, view, trajectories, greedy, sampler)
-    verdicts = [t.judge().verdict for t in trajectories]
+    trajectories = start_groups(backend, episodes, 1, greedy)
+    try:
+        rollout(policy, view, trajectories, greedy, sampler)
+        verdicts = [t.judge().verdict for t in trajectories]
+    finally:
+        close_all(trajectories)
     out = episode_metrics(trajectories, verdicts, prefix="eval_")
     out["eval_isr"] = sum(v.inquiry in ("asked", "not_needed") for v in verdicts) / len(verdicts)
     return out
@@ -245,16 +247,33 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
 # ----- the stage runner ------------------------------------------------------------------------------------------------
 
 
-class TaskGRPORunner:
+def stage_backend(config: TrainConfig) -> Backend:
+    """The phone backend stage 3 plays on (`task_grpo.env`; screenshots only for image observations)."""
+    t = config.task_grpo
+    options: dict[str, Any] = {"render": config.data.observation_mode == "image", "xml": False}
+    if t.specs:
+        options["specs"] = t.specs
+    return make_backend(t.env, **options)
+
+
+def check_tasks(config: TrainConfig) -> None:
+    """Fail early (before a model loads) on a backend, suite or task ids stage 3 cannot play."""
+    t = config.task_grpo
+    with stage_backend(config) as backend:
+        backend.episodes(t.suite, "train", 1, config.run.seed, t.tasks)
+
+
+class TaskGRPORunner(StageRunner):
     """Stage 3 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
 
-    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, sampler: Sampler | None = None) -> None:
-        from mobile_r1.train.run import batch_positions
+    name = "task-grpo"
 
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, sampler: Sampler | None = None) -> None:
         self.config = config
         self.policy = policy
         self.accelerator = accelerator
         self.settings = grpo_settings(config)
+        self.updates_per_step = config.grpo.num_iterations
         t = config.task_grpo
         self.total_steps = min(t.steps, config.run.max_steps) if config.run.max_steps else t.steps
         self.view = model_view(config)
@@ -266,17 +285,19 @@ class TaskGRPORunner:
             render=config.data.observation_mode == "image",
         )
         seed = config.run.seed
-        self.train_episodes = task_episodes("train", t.train_episodes, seed, t.specs, t.tasks, t.suite)
-        self.eval_episodes = (task_episodes(t.eval_split, t.eval_episodes, seed, t.specs, t.tasks, t.suite)
+        self.backend = stage_backend(config)
+        self.train_episodes = self.backend.episodes(t.suite, "train", t.train_episodes, seed, t.tasks)
+        self.eval_episodes = (self.backend.episodes(t.suite, t.eval_split, t.eval_episodes, seed, t.tasks)
                               if t.eval_episodes else [])
         rank, world = accelerator.process_index, accelerator.num_processes
         pool = self.train_episodes
 
-        def episodes_of(step: int) -> list[Any]:
+        def episodes_of(step: int) -> list[EpisodeRef]:
             positions = batch_positions(step, t.tasks_per_step, len(pool), seed)
             return [pool[i] for i in positions[rank::world]]
 
         self.source = TaskRolloutSource(
+            self.backend,
             self.view,
             self.rollout_settings,
             RewardWeights(t.outcome, t.format_weight, t.inquiry_weight, t.safety_weight),
@@ -296,96 +317,22 @@ class TaskGRPORunner:
         self.source.step = step
         return self.engine.step(self.source)
 
+    @property
+    def has_eval(self) -> bool:
+        return bool(self.eval_episodes)
+
     def evaluate(self) -> dict[str, float]:
-        return evaluate_tasks(self.policy, self.view, self.eval_episodes, self.rollout_settings, self.source.sampler)
+        return evaluate_tasks(self.policy, self.view, self.backend, self.eval_episodes, self.rollout_settings,
+                              self.source.sampler)
 
+    def record(self, run_dir: Path, step: int) -> None:
+        """Append the latest rollout's trajectories to `trajectories.jsonl`."""
+        if self.source.last is not None:
+            _append_jsonl(run_dir / "trajectories.jsonl",
+                          trajectory_records(self.source.last, self.source.last_rewards or [], step))
 
-# ----- the run loop ----------------------------------------------------------------------------------------------------
-
-
-def train_task_grpo(
-    config: TrainConfig | str | Path,
-    *,
-    resume: bool = False,
-    output_dir: str | None = None,
-    on_step: Callable[[int, dict[str, float]], None] | None = None,
-    progress: bool = True,
-    sampler: Sampler | None = None,
-) -> Any:
-    """Run stage 3 from a config into `run.output_dir` (config.yaml, metrics.jsonl, trajectories.jsonl, tensorboard/,
-    checkpoints/, final/), like `mobile_r1.train.run.train` does for the other stages. Returns a `RunResult`."""
-    from accelerate.utils import set_seed
-
-    from mobile_r1.train import run as loop
-    from mobile_r1.train.allocator import keep_freed_memory
-    from mobile_r1.train.data import PromptSettings, check_policy_fits
-
-    keep_freed_memory()
-
-    if not isinstance(config, TrainConfig):
-        config = load_config(config)
-    if output_dir:
-        config.run.output_dir = output_dir
-    run_dir = Path(config.run.output_dir)
-    t = config.task_grpo
-    task_episodes("train", 1, config.run.seed, t.specs, t.tasks, t.suite)  # fail on unknown tasks before loading
-    if (run_dir / "metrics.jsonl").exists() and not resume:
-        raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
-    accelerator = loop.make_accelerator(config)
-    set_seed(config.run.seed + accelerator.process_index)
-    main = accelerator.is_main_process
-    if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-
-    policy = loop.load_config_policy(config, str(accelerator.device))
-    check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
-    runner = TaskGRPORunner(config, policy, accelerator, sampler)
-    total = runner.total_steps
-    optimizer, scheduler = loop.make_optimizer(policy, config, total * config.grpo.num_iterations)
-    policy.model, optimizer = accelerator.prepare(policy.model, optimizer)
-    runner.attach(optimizer, scheduler)
-
-    log = loop.MetricsLog(run_dir, main, config.run.tensorboard)
-    start = 0
-    if resume:
-        checkpoints = loop.list_checkpoints(run_dir)
-        if not checkpoints:
-            raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
-        start = loop.load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
-        log.truncate_after(start)
-        _truncate_jsonl(run_dir / "trajectories.jsonl", start)
-    last: dict[str, float] = {}
-    last_eval: dict[str, float] = {}
-    if start == 0 and runner.eval_episodes:
-        last_eval = runner.evaluate()
-        log.log("task-grpo", "eval", 0, last_eval)
-    with loop.progress_bar(progress and main) as bar:
-        task = bar.add_task("task-grpo", total=total, completed=start, info="")
-        for step in range(start, total):
-            t0 = time.perf_counter()
-            metrics = runner.step(step)
-            metrics["step_seconds"] = time.perf_counter() - t0
-            done = step + 1
-            last = metrics
-            if done % config.run.log_every == 0 or done == total:
-                log.log("task-grpo", "train", done, metrics)
-            if main and runner.source.last is not None:
-                _append_jsonl(run_dir / "trajectories.jsonl",
-                              trajectory_records(runner.source.last, runner.source.last_rewards or [], done))
-            bar.update(task, completed=done, info=_summary(metrics))
-            if runner.eval_episodes and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
-                last_eval = runner.evaluate()
-                log.log("task-grpo", "eval", done, last_eval)
-            if done % config.run.save_every == 0 and done != total:
-                accelerator.wait_for_everyone()
-                loop.save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints, accelerator)
-            if on_step is not None:
-                on_step(done, metrics)
-    accelerator.wait_for_everyone()
-    loop.save_final(policy, run_dir / "final", accelerator, runner.view)  # the view its rollouts prompted with
-    log.close()
-    return loop.RunResult(run_dir, total, last, last_eval, main)
+    def truncate(self, run_dir: Path, step: int) -> None:
+        _truncate_jsonl(run_dir / "trajectories.jsonl", step)
 
 
 def _truncate_jsonl(path: Path, step: int) -> None:
@@ -401,20 +348,16 @@ def _append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
             f.write(json.dumps(record) + "\n")
 
 
-def _summary(metrics: dict[str, float]) -> str:
-    keys = ("loss", "reward_mean", "success_rate", "format_valid")
-    return "  ".join(f"{k}={metrics[k]:.3f}" for k in keys if k in metrics)
-
-
 __all__ = [
     "RewardWeights",
     "TaskGRPORunner",
     "TaskRolloutSource",
+    "check_tasks",
     "evaluate_tasks",
     "gigpo_step_advantages",
     "discounted_returns",
+    "stage_backend",
     "step_rewards",
-    "train_task_grpo",
     "trajectory_advantages",
     "trajectory_reward",
 ]

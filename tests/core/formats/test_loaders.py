@@ -140,7 +140,8 @@ def test_inquire_sft_records() -> None:
     assert ask.instruction.startswith("Open WeChat, browse my Moments") and ask.language == "en"
     assert ask.steps[0].action == Action.call_user("Call the user to login WeChat.")
     with_size = load_inquire_sft(DATA / "inquire_sft_sample.jsonl", model_size=(420, 952))
-    assert with_size[0].steps[1].observation.screenshot_path == "images/b.png"
+    # the path is resolved inside the file's folder
+    assert with_size[0].steps[1].observation.screenshot_path == str(DATA / "images" / "b.png")
     assert with_size[0].steps[1].observation.screen_size == (420, 952)
 
 
@@ -153,7 +154,7 @@ def test_inquire_grpo_records_convert_to_screen() -> None:
     assert first.steps[0].action == Action.click(226, 1494)
     assert first.steps[0].bbox == (106, 1609, 318, 1821)
     assert first.steps[1].bbox is None and first.steps[1].action == Action.type_text("点淘")
-    assert first.steps[1].observation.screenshot_path == "/data/img/2.png"
+    assert first.steps[1].observation.screenshot_path == str(DATA / "img" / "2.png")
     assert first.meta["system"].startswith("You are a mobile GUI agent")
     assert episodes[1].steps[0].action.is_inquiry
 

@@ -62,9 +62,11 @@ def test_screenshots_go_to_the_images_folder(tmp_path: Path) -> None:
     )
     save_episodes(tmp_path / "out", [episode])
     loaded = load_episodes(tmp_path / "out")[0]
-    names = [s.observation.screenshot_path for s in loaded.steps]
-    assert names == ["ep_1_000.png", "ep_1_001.png"]
+    paths = [Path(s.observation.screenshot_path) for s in loaded.steps]  # loaded back absolute, in images/
+    assert [p.name for p in paths] == ["ep_1_000.png", "ep_1_001.png"] and all(p.is_file() for p in paths)
+    assert all(p.parent == (tmp_path / "out" / "images").resolve() for p in paths)
     folder = images_dir(tmp_path / "out")
+    names = [p.name for p in paths]
     assert Image.open(folder / names[0]).getpixel((0, 0)) == (0, 0, 255)
     assert Image.open(folder / names[1]).getpixel((0, 0)) == (255, 0, 0)
     # the episodes given were not changed

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from mobile_r1.env import SimEnv
+from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps.calendar import Calendar
 from mobile_r1.sim.tools import render_screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mobile_r1.core import Action
-from mobile_r1.env import SimEnv
+from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import load_all
 from mobile_r1.sim.tools import render_screen

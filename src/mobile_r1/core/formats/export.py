@@ -1,18 +1,35 @@
-"""Exporters: one training sample per step, rendered through a dialect, for LLaMA-Factory and TRL.
+"""Exporters: one training sample per labelled step, rendered through a dialect, for LLaMA-Factory and TRL.
 
     from mobile_r1.core.dialects import get_dialect
-    export_sharegpt(episodes, get_dialect("inquire"), "sft.jsonl", image_root="data/images")
-    export_trl(episodes, get_dialect("mobile-r1"), "trl.jsonl", style="prompt-completion")
+    report = export_dataset(episodes, get_dialect("inquire"), "out/sft.jsonl", to="sharegpt",
+                            frames=FrameSettings(prescale=0.3), screenshots=ScreenshotWriter)
+    report.samples, report.skipped, report.images_dir, report.dataset_info
 
-Each step becomes a prompt (`dialect.build_messages` with the steps before it as history) and a target
-(`dialect.render(action, thought, description)`). Coordinates are moved into the frame the model sees first:
-a "screen" episode uses its `model_size` (or Qwen2.5-VL `smart_resize` of the screen when it has none); a
-"model" episode is already there. Screenshot paths are made absolute against `image_root` when relative.
+What a sample holds (the same as training's examples, `mobile_r1.train.data.step_examples`; both walk the episodes
+through `core.formats.steps.model_steps`):
+
+- Coordinates live in the frame of the image the model sees: Qwen2.5-VL `smart_resize` of the screen after the
+  pre-scale (`FrameSettings`: `prescale`, `min_pixels`, `max_pixels`), in the label, in the history and in the
+  system prompt's resolution alike. The screenshots are written resized to exactly that frame, so an image
+  processor leaves them as they are (LLaMA-Factory's own `image_max_pixels`, 768 x 768 by default, must not be
+  below the frame's pixels: `ExportReport.max_frame_pixels` says how many).
+- Screenshots go to `<stem>_images/` beside the output file; paths in the file are relative to the output file's
+  folder (LLaMA-Factory joins them to its `dataset_dir`) or absolute (`image_paths="absolute"`).
+- One sample per step. A dialect whose prompt carries earlier outputs as assistant turns (`uitars`) would have
+  LLaMA-Factory train on them again in every later sample: ShareGPT export of such prompts needs `mask_history`
+  (and `mask_history: true` in the LLaMA-Factory training config, which then trains on the last turn only); TRL
+  "messages" rows are refused for them (use "prompt-completion", whose prompt is never a target).
+- Actions the dialect lacks are converted or skipped and counted (`open` -> a click on the launcher icon; see
+  `core.formats.steps`); `ExportReport.skipped` counts them by reason.
+- The file is written to a temporary name and renamed only when complete: an error leaves no file, and an export
+  that would write no sample stops with a DataError and writes nothing.
+
+Formats written:
 
 - LLaMA-Factory ShareGPT (its `data/README.md`, "sharegpt" formatting with OpenAI-style tags):
   `{"messages": [{"role": "system" | "user" | "assistant", "content": str}], "images": [path, ...]}`, one
-  `<image>` token in the text per entry of `images`, in order. `llamafactory_dataset_info` gives the entry
-  for `dataset_info.json`.
+  `<image>` token in the text per entry of `images`, in order; `dataset_info.json` beside the file gets the entry
+  `<stem>` (`llamafactory_dataset_info`), other entries kept.
 - TRL conversational rows: `{"prompt": [messages], "completion": [{"role": "assistant", "content": str}],
   "images": [...]}` (style "prompt-completion") or `{"messages": [...], "images": [...]}` (style "messages");
   image placeholders stay `{"type": "image"}` items of the content lists, as TRL's vision trainers expect.
@@ -21,16 +38,29 @@ a "screen" episode uses its `model_size` (or Qwen2.5-VL `smart_resize` of the sc
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal, Sequence
+from typing import Any, Literal, Protocol
 
+from mobile_r1.core.dialects.base import Dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import Frame
-from mobile_r1.core.records import Episode, Step
+from mobile_r1.core.records import Episode, Observation
 
 IMAGE_TOKEN = "<image>"
+LLAMAFACTORY_IMAGE_MAX_PIXELS = 768 * 768  # LLaMA-Factory's default `image_max_pixels`
 Message = dict[str, Any]
+
+
+class ScreenshotSink(Protocol):
+    """Writes a step's screenshot resized to a frame into a folder; returns the file's name there."""
+
+    def put(self, observation: Observation, frame: Frame) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,69 +72,57 @@ class StepSample:
     images: list[str]
     episode_id: str
     step: int
+    model_size: tuple[int, int] = (0, 0)
 
 
-def model_frame_of(episode: Episode, screen_size: tuple[int, int] | None) -> tuple[Frame | None, Frame | None]:
-    """(screen frame, model frame) of an episode's steps; the screen frame is None for "model" episodes."""
-    model = Frame(*episode.model_size) if episode.model_size else None
-    if episode.frame == "model":
-        return None, model
-    size = episode.screen_size or screen_size
-    if size is None:
-        return None, model
-    screen = Frame.screen(*size)
-    return screen, model or Frame.qwen(*size)
-
-
-def _to_model(step: Step, screen: Frame | None, model: Frame | None) -> Step:
-    if screen is None or model is None:
-        return step
-    return replace(step, action=step.action.map_points(lambda p: screen.map(p, model)))
-
-
-def _image_path(path: str | None, image_root: Path | None, where: str) -> str:
-    if not path:
-        raise DataError(f"{where}: the step has no screenshot; export with observation_mode='text' or add screenshots")
-    p = Path(path)
-    if not p.is_absolute() and image_root is not None:
-        p = image_root / p
-    return str(p)
+def _image_path(observation: Observation, where: str) -> str:
+    if not observation.screenshot_path:
+        raise DataError(f"{where}: the step has no screenshot file; export with observation_mode='text', or give "
+                        "a screenshot writer (the `mobile-r1 data export` command does)")
+    return str(observation.screenshot_path)
 
 
 def step_samples(
     episodes: Iterable[Episode],
-    dialect: Any,
+    dialect: Dialect,
     *,
     observation_mode: Literal["image", "text"] = "image",
     history_window: int | None = None,
-    image_root: str | Path | None = None,
+    frames: FrameSettings | None = None,
+    screenshots: ScreenshotSink | None = None,
+    image_prefix: str = "",
+    skipped: Counter[str] | None = None,
 ) -> Iterator[StepSample]:
-    """Every step of every episode as a `StepSample` rendered by `dialect` (see the module docstring)."""
-    root = Path(image_root) if image_root is not None else None
-    for episode in episodes:
-        first_obs = next((s.observation for s in episode.steps if s.observation is not None), None)
-        screen, model = model_frame_of(episode, first_obs.screen_size if first_obs else None)
-        steps = [_to_model(s, screen, model) for s in episode.steps]
-        for index, step in enumerate(steps):
-            where = f"episode {episode.id!r} step {index}"
-            history: Sequence[Step] = steps[:index]
-            try:
-                prompt = dialect.build_messages(
-                    episode.instruction,
-                    step.observation,
-                    history,
-                    observation_mode=observation_mode,
-                    model_frame=model,
-                    history_window=history_window,
-                )
-                completion = dialect.render(step.action, step.thought, step.description)
-            except (ActionError, ConfigError) as exc:
-                raise DataError(f"{where}: {exc}") from None
-            images: list[str] = []
-            if observation_mode == "image":
-                for obs in dialect.image_observations(step.observation, history, history_window=history_window):
-                    images.append(_image_path(obs.screenshot_path, root, where))
-            yield StepSample(prompt, completion, images, episode.id, index)
+    """Every step the dialect can say as a `StepSample` (see the module docstring).
+
+    With `screenshots`, each shown screenshot is written resized to the model frame and named `image_prefix` +
+    its name; without it, the observation's own `screenshot_path` is used as it is (the caller then shows the
+    model that file resized to `StepSample.model_size`).
+    """
+    frames = frames or FrameSettings()
+    for ms in model_steps(episodes, dialect, frames, skipped):
+        where = f"episode {ms.episode.id!r} step {ms.index}"
+        try:
+            prompt = dialect.build_messages(
+                ms.episode.instruction,
+                ms.step.observation,
+                ms.history,
+                observation_mode=observation_mode,
+                model_frame=ms.frame,
+                history_window=history_window,
+            )
+            completion = dialect.render(ms.step.action, ms.step.thought, ms.step.description)
+        except (ActionError, ConfigError) as exc:
+            raise DataError(f"{where}: {exc}") from None
+        images: list[str] = []
+        if observation_mode == "image":
+            for obs in dialect.image_observations(ms.step.observation, ms.history, history_window=history_window):
+                if screenshots is not None:
+                    images.append(image_prefix + screenshots.put(obs, frames.frame(obs.screen_size)))
+                else:
+                    images.append(_image_path(obs, where))
+        size = (int(ms.frame.width), int(ms.frame.height))
+        yield StepSample(prompt, completion, images, ms.episode.id, ms.index, size)
 
 
 def _text_content(content: Any) -> str:
@@ -121,6 +139,11 @@ def _text_content(content: Any) -> str:
         else:
             raise DataError(f"cannot export a message item of type {kind!r}; only text and image are supported")
     return "".join(parts)
+
+
+def has_assistant_history(sample: StepSample) -> bool:
+    """Whether the prompt already holds assistant turns (earlier outputs shown as chat turns)."""
+    return any(m["role"] == "assistant" for m in sample.prompt)
 
 
 def sharegpt_record(sample: StepSample) -> dict[str, Any]:
@@ -149,52 +172,8 @@ def trl_record(sample: StepSample, style: Literal["prompt-completion", "messages
     return row
 
 
-def _write(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with open(path, "w", encoding="utf-8") as stream:
-        for record in records:
-            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-            count += 1
-    return count
-
-
-def export_sharegpt(
-    episodes: Iterable[Episode],
-    dialect: Any,
-    path: str | Path,
-    *,
-    observation_mode: Literal["image", "text"] = "image",
-    history_window: int | None = None,
-    image_root: str | Path | None = None,
-) -> int:
-    """Write LLaMA-Factory ShareGPT JSONL, one record per step; returns the number of records."""
-    samples = step_samples(
-        episodes, dialect, observation_mode=observation_mode, history_window=history_window, image_root=image_root
-    )
-    return _write(path, (sharegpt_record(s) for s in samples))
-
-
-def export_trl(
-    episodes: Iterable[Episode],
-    dialect: Any,
-    path: str | Path,
-    *,
-    style: Literal["prompt-completion", "messages"] = "prompt-completion",
-    observation_mode: Literal["image", "text"] = "image",
-    history_window: int | None = None,
-    image_root: str | Path | None = None,
-) -> int:
-    """Write TRL conversational JSONL, one row per step; returns the number of rows."""
-    samples = step_samples(
-        episodes, dialect, observation_mode=observation_mode, history_window=history_window, image_root=image_root
-    )
-    return _write(path, (trl_record(s, style) for s in samples))
-
-
 def llamafactory_dataset_info(file_name: str) -> dict[str, Any]:
-    """The `dataset_info.json` entry that makes LLaMA-Factory read a file written by `export_sharegpt`."""
+    """The `dataset_info.json` entry that makes LLaMA-Factory read a file written by the ShareGPT exporter."""
     return {
         "file_name": file_name,
         "formatting": "sharegpt",
@@ -207,3 +186,132 @@ def llamafactory_dataset_info(file_name: str) -> dict[str, Any]:
             "system_tag": "system",
         },
     }
+
+
+@dataclass(slots=True)
+class ExportReport:
+    """What an export wrote and left out."""
+
+    path: Path
+    samples: int
+    skipped: Counter[str] = field(default_factory=Counter)
+    images_dir: Path | None = None
+    images: int = 0
+    dataset_info: Path | None = None
+    frames: set[tuple[int, int]] = field(default_factory=set)
+    mask_history: bool = False
+
+    @property
+    def max_frame_pixels(self) -> int:
+        """The most pixels of any image written (LLaMA-Factory's `image_max_pixels` must be at least this)."""
+        return max((w * h for w, h in self.frames), default=0)
+
+
+def _replace_dir(staging: Path, final: Path) -> None:
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(staging, final)
+
+
+def _write_dataset_info(folder: Path, name: str, file_name: str) -> Path:
+    path = folder / "dataset_info.json"
+    entries: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: not valid JSON ({exc.msg}); fix or remove it so the entry can be added") from None
+        if not isinstance(entries, dict):
+            raise DataError(f"{path}: must be a JSON object of dataset entries")
+    entries[name] = llamafactory_dataset_info(file_name)
+    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    tmp.write_text(json.dumps(entries, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def export_dataset(
+    episodes: Iterable[Episode],
+    dialect: Dialect,
+    out: str | Path,
+    *,
+    to: Literal["sharegpt", "trl"] = "sharegpt",
+    trl_style: Literal["prompt-completion", "messages"] = "prompt-completion",
+    observation_mode: Literal["image", "text"] = "image",
+    history_window: int | None = None,
+    frames: FrameSettings | None = None,
+    screenshots: Callable[[Path], ScreenshotSink] | None = None,
+    image_paths: Literal["relative", "absolute"] = "relative",
+    mask_history: bool = False,
+) -> ExportReport:
+    """Write one sample per step to `out` (see the module docstring); `screenshots(folder)` makes the image writer."""
+    if to not in ("sharegpt", "trl"):
+        raise ConfigError(f"export target must be sharegpt or trl, got {to!r}")
+    if trl_style not in ("prompt-completion", "messages"):
+        raise ConfigError(f"TRL style must be 'prompt-completion' or 'messages', got {trl_style!r}")
+    if image_paths not in ("relative", "absolute"):
+        raise ConfigError(f"image paths must be 'relative' or 'absolute', got {image_paths!r}")
+    if observation_mode not in ("image", "text"):
+        raise ConfigError(f"observation mode must be image or text, got {observation_mode!r}")
+    out = Path(out)
+    if out.is_dir():
+        raise ConfigError(f"{out} is a folder; give the path of the .jsonl file to write")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tag = f"partial-{os.getpid()}"
+    tmp = out.with_name(f".{out.name}.{tag}")
+    images_dir = out.parent / f"{out.stem}_images"
+    staging = out.parent / f".{out.stem}_images.{tag}"
+    writes_images = observation_mode == "image" and screenshots is not None
+    prefix = f"{images_dir.name}/" if image_paths == "relative" else f"{images_dir.resolve()}/"
+    report = ExportReport(path=out, samples=0, mask_history=mask_history)
+    try:
+        sink = None
+        if writes_images:
+            staging.mkdir(parents=True)
+            sink = screenshots(staging)  # type: ignore[misc]
+        samples = step_samples(episodes, dialect, observation_mode=observation_mode, history_window=history_window,
+                               frames=frames, screenshots=sink, image_prefix=prefix, skipped=report.skipped)
+        with open(tmp, "w", encoding="utf-8") as stream:
+            for sample in samples:
+                if has_assistant_history(sample):
+                    if to == "trl" and trl_style == "messages":
+                        raise ConfigError(f"the {dialect.name} dialect shows earlier outputs as assistant turns, which "
+                                          "a trainer reading 'messages' rows learns again in every sample; use "
+                                          "--trl-style prompt-completion")
+                    if to == "sharegpt" and not mask_history:
+                        raise ConfigError(f"the {dialect.name} dialect shows earlier outputs as assistant turns, which "
+                                          "LLaMA-Factory trains on in every later sample; pass --mask-history and set "
+                                          "mask_history: true in the LLaMA-Factory training config (it then trains on "
+                                          "the last turn only)")
+                record = sharegpt_record(sample) if to == "sharegpt" else trl_record(sample, trl_style)
+                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+                report.samples += 1
+                report.frames.add(sample.model_size)
+        if report.samples == 0:
+            reasons = "; ".join(f"{n} x {why}" for why, n in report.skipped.most_common()) or "the episodes hold no steps"
+            raise DataError(f"nothing to export: no step can be written in the {dialect.name} dialect ({reasons}); "
+                            "choose another --dialect or check the data")
+        if writes_images:
+            report.images = sum(1 for _ in staging.iterdir())
+            _replace_dir(staging, images_dir)
+            report.images_dir = images_dir
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if to == "sharegpt":
+        report.dataset_info = _write_dataset_info(out.parent, out.stem, out.name)
+    return report
+
+
+def export_sharegpt(episodes: Iterable[Episode], dialect: Dialect, path: str | Path, **options: Any) -> int:
+    """Write LLaMA-Factory ShareGPT JSONL, one record per step (`export_dataset` options); returns the count."""
+    return export_dataset(episodes, dialect, path, to="sharegpt", **options).samples
+
+
+def export_trl(episodes: Iterable[Episode], dialect: Dialect, path: str | Path, *,
+               style: Literal["prompt-completion", "messages"] = "prompt-completion", **options: Any) -> int:
+    """Write TRL conversational JSONL, one row per step (`export_dataset` options); returns the count."""
+    return export_dataset(episodes, dialect, path, to="trl", trl_style=style, **options).samples

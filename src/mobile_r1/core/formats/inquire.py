@@ -26,6 +26,7 @@ from typing import Any
 
 from mobile_r1.core.errors import ActionError
 from mobile_r1.core.formats.jsonl import Where, iter_jsonl, parse_action, parse_box, require
+from mobile_r1.core.formats.paths import DataRoots, resolve_data_path
 from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Episode, Observation, Step
 
@@ -128,13 +129,17 @@ def _images(record: dict[str, Any], key: str, where: Where) -> list[str]:
     return images
 
 
-def load_inquire_sft(path: str | Path, *, model_size: tuple[int, int] | None = None) -> list[Episode]:
+def load_inquire_sft(path: str | Path, *, model_size: tuple[int, int] | None = None,
+                     image_root: str | Path | None = None, images: bool = True) -> list[Episode]:
     """Read InquireMobile SFT records (ShareGPT `conversations` + `images`) into episodes.
 
     Without `model_size` the steps carry no observation (the image size is unknown) and the screenshot
-    paths are kept in `step.info["images"]`; with it, each step's observation is the last image at that size.
+    paths are kept in `step.info["images"]`; with it, each step's observation is the last image at that size,
+    its path resolved inside the file's folder (or `image_root`; see `core.formats.paths`); `images=False` leaves
+    the paths unread (statistics).
     """
     path = Path(path)
+    roots = DataRoots.beside(path, None, image_root) if images else None
     episodes: list[Episode] = []
     for where, record in iter_jsonl(path):
         turns = require(record, "conversations", where, list)
@@ -151,7 +156,7 @@ def load_inquire_sft(path: str | Path, *, model_size: tuple[int, int] | None = N
             elif role in ("human", "user"):
                 prompt = turn["value"]
             elif role in ("gpt", "assistant"):
-                steps.append(_sft_step(turn["value"], prompt, images, where, f"{name}.value", model_size))
+                steps.append(_sft_step(turn["value"], prompt, images, where, f"{name}.value", model_size, roots))
             else:
                 raise where.error(f"{name}.from", f"must be system, human or gpt; got {role!r}")
         if not steps:
@@ -176,7 +181,8 @@ def load_inquire_sft(path: str | Path, *, model_size: tuple[int, int] | None = N
 
 
 def _sft_step(
-    text: str, prompt: str, images: list[str], where: Where, field_name: str, model_size: tuple[int, int] | None
+    text: str, prompt: str, images: list[str], where: Where, field_name: str, model_size: tuple[int, int] | None,
+    roots: DataRoots | None,
 ) -> Step:
     calls = TOOL_CALL_RE.findall(text)
     if not calls:
@@ -190,7 +196,8 @@ def _sft_step(
         info["history"] = history
     observation = None
     if model_size is not None and images:
-        observation = Observation(screen_size=model_size, screenshot_path=images[-1])
+        shot = resolve_data_path(images[-1], roots, where, f"images[{len(images) - 1}]") if roots else None
+        observation = Observation(screen_size=model_size, screenshot_path=str(shot) if shot else None)
     return Step(
         action=action,
         thought=thought.group(1).strip() if thought else "",
@@ -201,9 +208,14 @@ def _sft_step(
     )
 
 
-def load_inquire_grpo(path: str | Path) -> list[Episode]:
-    """Read InquireMobile GRPO records (one labelled step each) into episodes in the screen frame."""
+def load_inquire_grpo(path: str | Path, *, image_root: str | Path | None = None, images: bool = True) -> list[Episode]:
+    """Read InquireMobile GRPO records (one labelled step each) into episodes in the screen frame.
+
+    The current screenshot (`img_list`'s last entry) is resolved inside the file's folder (or `image_root`; see
+    `core.formats.paths`; `images=False` leaves it unread); the whole list is kept as written in `step.info["images"]`.
+    """
     path = Path(path)
+    roots = DataRoots.beside(path, None, image_root) if images else None
     episodes: list[Episode] = []
     for where, record in iter_jsonl(path):
         goal = require(record, "goal", where, str)
@@ -226,7 +238,8 @@ def load_inquire_grpo(path: str | Path) -> list[Episode]:
             info["history"] = history
         step = Step(
             action=action,
-            observation=Observation(screen_size=(width, height), screenshot_path=images[-1] if images else None),
+            observation=Observation(screen_size=(width, height), screenshot_path=str(
+                resolve_data_path(images[-1], roots, where, f"img_list[{len(images) - 1}]")) if images and roots else None),
             bbox=parse_box(record.get("bbox"), where, "bbox"),
             info=info,
         )

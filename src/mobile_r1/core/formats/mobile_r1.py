@@ -7,6 +7,15 @@ JSON string or object, coordinates in the resized frame), `bbox` (target box in 
 `subtask` (the one-line step), `image_name` or `image` (the screenshot file) and optionally `response` (the
 full model output). Actions are converted into the screen frame; the model size is kept on the episode.
 Action names are read case-insensitively, and "tap" is read as "click" (the dataset card names it so).
+
+The release as its dataset card describes it (huggingface.co/datasets/PG23/Mobile-R1, README "Dataset Structure" and
+"Data Fields", read for this loader): `images/` (all the screenshots) and `data.jsonl`, one trajectory per line with
+`app_name`, `trajectory_length`, `instruction`, `system`, `image_width`, `image_height` ("width of the device
+screen at the time of screenshot capture, used for coordinate alignment") and `trajectory`, whose steps hold `image`
+(the PNG's file name in `images/`), `thought`, `subtask`, `action` (a JSON string `{"name": "mobile_use",
+"arguments": {"action": "Tap" | "Type" | "Terminate" | ..., ...}}`) and `response` (the full `<think>` /
+`<action>` / `<tool_call>` text). `trajectory_length` is not needed (the list's length); a disagreement is not an
+error. Screenshot names must stay inside the dataset's folder (`core.formats.paths`).
 """
 
 from __future__ import annotations
@@ -17,17 +26,22 @@ from typing import Any
 
 from mobile_r1.core.errors import ActionError
 from mobile_r1.core.formats.jsonl import Where, iter_jsonl, parse_action, parse_box, require
+from mobile_r1.core.formats.paths import DataRoots, resolve_data_path
 from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Episode, Observation, Step
 
 FORMAT = "mobile-r1"
 
 
-def load_mobile_r1(path: str | Path, *, image_dir: str | Path | None = None) -> list[Episode]:
-    """Read a Mobile-R1 `data.jsonl`; screenshot paths are joined to `image_dir` (default: `images/` beside it)."""
+def load_mobile_r1(path: str | Path, *, image_root: str | Path | None = None, images: bool = True) -> list[Episode]:
+    """Read a Mobile-R1 `data.jsonl`; screenshot names are joined to `images/` beside it (or to `image_root`).
+
+    Screenshot paths must stay inside the dataset's folder (or `image_root`): see `core.formats.paths`.
+    `images=False` (statistics) leaves them out unread.
+    """
     path = Path(path)
-    images = Path(image_dir) if image_dir is not None else path.parent / "images"
-    return [_episode(record, where, images) for where, record in iter_jsonl(path)]
+    roots = DataRoots.beside(path, "images", image_root)
+    return [_episode(record, where, roots if images else None) for where, record in iter_jsonl(path)]
 
 
 ALIASES = {"tap": "click", "longpress": "long_press", "long press": "long_press"}
@@ -49,7 +63,7 @@ def _normalise(value: Any) -> Any:
     return arguments
 
 
-def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
+def _episode(record: dict[str, Any], where: Where, roots: DataRoots | None) -> Episode:
     instruction = require(record, "instruction", where, str)
     width = require(record, "image_width", where, int)
     height = require(record, "image_height", where, int)
@@ -74,7 +88,9 @@ def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
             action = action.map_points(lambda p: model.map(p, screen))
         except ActionError as exc:  # pragma: no cover - map() only fails on a bad frame
             raise where.error(f"{field}.action", str(exc)) from None
-        image = raw.get("image_name", raw.get("image"))
+        key = "image_name" if raw.get("image_name") is not None else "image"
+        image = raw.get(key)
+        shot = str(resolve_data_path(image, roots, where, f"{field}.{key}")) if image and roots else None
         steps.append(
             Step(
                 action=action,
@@ -82,7 +98,7 @@ def _episode(record: dict[str, Any], where: Where, images: Path) -> Episode:
                 description=str(raw.get("subtask") or ""),
                 observation=Observation(
                     screen_size=(width, height),
-                    screenshot_path=str(images / image) if image else None,
+                    screenshot_path=shot,
                     app=app,
                 ),
                 bbox=parse_box(raw.get("bbox"), where, f"{field}.bbox"),

@@ -4,9 +4,11 @@
     save_episodes("runs/data/train.jsonl", eps)   # runs/data/train.jsonl + runs/data/images/
     episodes = load_episodes("runs/data")         # or the .jsonl path
 
-Screenshot paths in the file are relative to the images folder. In-memory screenshots (`Observation.screenshot`,
-anything with a PIL-style `.save(path)`) are written there as PNG; screenshots given as paths to existing files
-elsewhere are copied in. The episodes passed in are never modified.
+Screenshot paths in the file are relative to the images folder; `load_episodes` returns them absolute and refuses any
+that leads outside the store's folder (`core.formats.paths`). In-memory screenshots (`Observation.screenshot`,
+anything with a PIL-style `.save(path)`, such as screenshots embedded in TFRecord or parquet files) are written there
+as PNG; screenshots given as absolute paths are copied in (a missing one stops the save with a DataError: a converted
+store never silently loses an image). The episodes passed in are never modified.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Iterable
 
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.formats.jsonl import iter_jsonl
+from mobile_r1.core.formats.paths import DataRoots, resolve_data_path
 from mobile_r1.core.records import Episode
 
 EPISODES_FILE = "episodes.jsonl"
@@ -61,7 +64,10 @@ def _store_screenshot(image: object, path: str | None, images: Path, episode_id:
         name = f"{safe_id}_{index:03d}.png"
         image.save(images / name)  # type: ignore[attr-defined]
         return name
-    if path is not None and Path(path).is_absolute() and Path(path).is_file():
+    if path is not None and Path(path).is_absolute() and not Path(path).is_file():
+        raise DataError(f"episode {episode_id!r} step {index}: screenshot {path} not found; the store would lose it "
+                        "(restore the file, or point --image-root at the folder that holds it)")
+    if path is not None and Path(path).is_absolute():
         images.mkdir(parents=True, exist_ok=True)
         source = Path(path)
         name = f"{safe_id}_{index:03d}{source.suffix}"
@@ -71,15 +77,28 @@ def _store_screenshot(image: object, path: str | None, images: Path, episode_id:
     return None
 
 
-def load_episodes(path: str | Path) -> list[Episode]:
-    """Read a store written by `save_episodes` (a folder or its .jsonl file)."""
+def load_episodes(path: str | Path, *, image_root: str | Path | None = None, images: bool = True) -> list[Episode]:
+    """Read a store written by `save_episodes` (a folder or its .jsonl file).
+
+    Screenshot paths come back absolute, resolved in the images folder (or `image_root`) and refused when they lead
+    outside the store's folder (`core.formats.paths`); `images=False` drops them unread (statistics).
+    """
     source = episodes_file(path)
     if not source.is_file():
         raise DataError(f"{path}: no episode store here (expected {source}); write one with save_episodes")
+    roots = DataRoots.beside(source, IMAGES_DIR, image_root)
     episodes = []
     for where, record in iter_jsonl(source):
         try:
-            episodes.append(Episode.from_dict(record))
+            episode = Episode.from_dict(record)
         except (DataError, ValueError, TypeError) as exc:
             raise DataError(f"{where.path}:{where.line}: {exc}") from None
+        for index, step in enumerate(episode.steps):
+            if step.observation is not None and step.observation.screenshot_path and not images:
+                step.observation.screenshot_path = None
+            elif step.observation is not None and step.observation.screenshot_path:
+                field = f"steps[{index}].observation.screenshot_path"
+                step.observation.screenshot_path = str(
+                    resolve_data_path(step.observation.screenshot_path, roots, where, field))
+        episodes.append(episode)
     return episodes

@@ -7,7 +7,7 @@ import pytest
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, fill, template_pieces
-from mobile_r1.tasks.state import check, resolve, same, set_path, split_path
+from mobile_r1.env.sim.state import check, resolve, same, set_path, split_path
 
 
 @pytest.fixture

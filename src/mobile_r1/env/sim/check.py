@@ -1,20 +1,13 @@
-"""Whole-suite jobs: check every episode of a split with the expert and the judge, and write expert training data."""
+"""`mobile-r1 sim check`: the expert and the rule judge on every episode of a suite split, and what is wrong with a task."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
-from mobile_r1.core.dialects.observation import render_elements
-from mobile_r1.core.errors import ConfigError
-from mobile_r1.core.formats.native import save_episodes
-from mobile_r1.core.records import Episode
-from mobile_r1.tasks.episode import TaskEpisode
-from mobile_r1.tasks.expert import Expert
-from mobile_r1.tasks.state import check
-from mobile_r1.tasks.suites import build_split
+from mobile_r1.env.sim.episode import TaskEpisode, build_split
+from mobile_r1.env.sim.expert import Expert
+from mobile_r1.env.sim.state import check
 
 Progress = Callable[[str], None]
 
@@ -106,44 +99,3 @@ def check_split(suite: str, split: str = "test", seed: int = 0, size: int | None
         if progress is not None:
             progress(ep.id)
     return CheckReport(suite, split, rows)
-
-
-def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int = 0, self_correct: float = 0.0,
-             scale: float = 0.3, progress: Progress | None = None, keep_failed: bool = False,
-             screenshots: bool = True) -> dict[str, Any]:
-    """Write expert trajectories of a split as Mobile-R1-style episodes (native store) with screenshots and
-    accessibility text (`a11y/<episode>_<step>.txt`); returns counts. `screenshots=False` draws no screens (much
-    faster, for training on accessibility text only)."""
-    if episodes < 1:
-        raise ConfigError("--episodes must be at least 1")
-    out = Path(out)
-    chosen = build_split(suite, split, seed, size=episodes)
-    expert = Expert(seed=seed, self_correct=self_correct, render=screenshots, scale=scale)
-    records: list[Episode] = []
-    a11y = out / "a11y"
-    a11y.mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for ep in chosen:
-        run = expert.run(ep)
-        if not run.success:
-            failed += 1
-            if not keep_failed:
-                if progress is not None:
-                    progress(ep.id)
-                continue
-        rec = run.episode
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in rec.id)
-        for i, step in enumerate(rec.steps):
-            if step.observation is not None:
-                text = render_elements(step.observation.elements, step.observation.screen_size)
-                (a11y / f"{safe}_{i:03d}.txt").write_text(text, encoding="utf-8")
-        rec.meta["verdict"] = run.judgement.verdict.to_dict()
-        records.append(rec)
-        if progress is not None:
-            progress(ep.id)
-    path = save_episodes(out, records)
-    stats = {"written": len(records), "failed": failed, "steps": sum(len(r.steps) for r in records),
-             "self_corrections": sum(1 for r in records for s in r.steps if s.info.get("wrong")), "file": str(path)}
-    (out / "generation.json").write_text(json.dumps({"suite": suite, "split": split, "seed": seed,
-                                                     "self_correct": self_correct, **stats}, indent=2))
-    return stats

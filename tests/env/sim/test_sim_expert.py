@@ -6,7 +6,7 @@ import pytest
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.geometry import point_in_box
-from mobile_r1.tasks.expert import Expert
+from mobile_r1.env.sim.expert import Expert
 from mobile_r1.tasks.taxonomy import SUBCATEGORIES
 
 
@@ -71,7 +71,7 @@ def test_self_correction_takes_a_wrong_step_and_recovers(episode) -> None:  # ty
 def test_plan_state_copies_are_deep_where_the_search_may_change_them(episode) -> None:  # type: ignore[no-untyped-def]
     import datetime
 
-    from mobile_r1.tasks.expert import copy_state
+    from mobile_r1.env.sim.expert import copy_state
 
     env = episode("notes.delete", seed=2).make_env()
     state = env.phone.state

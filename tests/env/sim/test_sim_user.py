@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mobile_r1.core.actions import Action
-from mobile_r1.tasks.user import NOT_NEEDED, PHRASES
+from mobile_r1.env.sim.user import NOT_NEEDED, PHRASES
 
 
 def ask(env, text: str = "May I?") -> str:  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.sim import testing as T
-from mobile_r1.tasks.expert import Expert
-from mobile_r1.tasks.judge import judge
+from mobile_r1.env.sim.expert import Expert
+from mobile_r1.env.sim.judge import judge
 
 
 def replay(ep, actions):  # type: ignore[no-untyped-def]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mobile_r1.tasks.run import check_split
+from mobile_r1.env.sim.check import check_split
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""SimEnv and EnvPool: observations, determinism, randomisation, snapshots, tasks, call_user, invalid actions."""
+"""SimEnv, the raw simulated phone: observations, determinism, randomisation, snapshots, task set-up, call_user."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mobile_r1.core import Action, ConfigError
-from mobile_r1.env import EnvPool, SimEnv, TaskSetup
+from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 
 APPS = ["Notes", "Settings", "Shop"]
@@ -76,23 +76,8 @@ def test_snapshot_restore_replays_identically() -> None:
     assert results[0] == results[1]
 
 
-def test_pool_steps_many_envs_from_one_snapshot() -> None:
-    pool = EnvPool.make(4, apps=APPS, randomize=False, render=False)
-    pool.reset(app="Settings")
-    snap = pool.envs[0].snapshot()
-    obs = pool.restore_all(snap)
-    assert len({o.state_key for o in obs}) == 1
-    target = T.find(pool.envs[0], text="Display").center
-    out = pool.step([Action.click(*target), Action.back(), None, Action.wait(1)])
-    assert out[2] is None
-    assert out[0][0].activity == "settings/display" and out[1][0].activity == "launcher"
-    assert out[3][0].state_key == obs[3].state_key
-    with pytest.raises(ConfigError):
-        pool.step([Action.back()])
-
-
 class _Task:
-    """A task that starts in the Shop, logged out, with a cart item, and rewards paying."""
+    """A task that starts in the Shop, logged out, with a cart item."""
 
     def setup(self, phone, rng: random.Random) -> None:
         shop = phone.app_state("Shop")
@@ -100,32 +85,27 @@ class _Task:
         shop["cart"] = [{"product": shop["products"][0]["id"], "qty": 1, "selected": True}]
         phone.open("Shop")
 
-    def reward(self, phone, action, info) -> float:
-        return 1.0 if any(e["kind"] == "payment" for e in info["effects"]) else 0.0
-
 
 def test_reset_with_a_task_setup_and_terminate() -> None:
-    task = _Task()
-    assert isinstance(task, TaskSetup)
     env = SimEnv(apps=APPS, randomize=False, render=False, user=lambda q: "Yes, go ahead")
-    obs = env.reset(task=task)
+    obs = env.reset(task=_Task())
     assert obs.app == "Shop" and obs.app_state["logged_in"] is False and len(obs.app_state["cart"]) == 1
-    obs, reward, done, info = env.step(Action.call_user("Shall I pay?"))
-    assert info["user_reply"] == "Yes, go ahead" and reward == 0.0 and not done
+    obs, done, truncated, info = env.step(Action.call_user("Shall I pay?"))
+    assert info["user_reply"] == "Yes, go ahead" and not done and not truncated
     assert info["action_log"][-1]["action"] == {"action": "call_user", "content": "Shall I pay?"}
-    obs, _, done, info = env.step(Action.answer("42"))
+    obs, done, _, info = env.step(Action.answer("42"))
     assert info["answer"] == "42" and env.phone.state.answers == ["42"] and not done
-    obs, _, done, info = env.step(Action.terminate("success"))
-    assert done and info["terminate"] == "success"
+    obs, done, truncated, info = env.step(Action.terminate("success"))
+    assert done and not truncated and info["terminate"] == "success"
     assert "ended" in env.step(Action.back())[3]["error"]
 
 
-def test_max_steps_truncates() -> None:
-    env = SimEnv(apps=APPS, render=False, max_steps=2)
+def test_the_raw_phone_has_no_budget() -> None:
+    env = SimEnv(apps=APPS, render=False)
     env.reset()
-    assert not env.step(Action.wait(1))[2]
-    _, _, done, info = env.step(Action.wait(1))
-    assert done and info["truncated"]
+    for _ in range(40):
+        _, done, truncated, info = env.step(Action.wait(1))
+        assert not done and not truncated and info["error"] is None
 
 
 def test_bad_configuration_raises_helpful_errors() -> None:

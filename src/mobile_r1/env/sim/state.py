@@ -6,6 +6,8 @@ import re
 from typing import Any
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.sim.apps import Effect
+from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, fill
 
 _SEGMENT = re.compile(r"^([^\[\]]+)((?:\[[^\]]*\])*)$")
@@ -39,7 +41,7 @@ def same(a: Any, b: Any) -> bool:
     return _norm(a) == _norm(b)
 
 
-def root_of(phone: Any, name: str) -> Any:
+def root_of(phone: Phone, name: str) -> Any:
     """The value a path starts from: an app's state, or `permissions`."""
     if name == "permissions":
         return phone.state.permissions
@@ -66,7 +68,7 @@ def split_path(path: str) -> list[str]:
     return parts
 
 
-def resolve(phone: Any, path: str) -> list[Any]:
+def resolve(phone: Phone, path: str) -> list[Any]:
     """Every value a path reaches. `a.b` walks keys, `[*]` every list item, `[k=v]` the items whose k is v."""
     parts = split_path(path)
     head = _SEGMENT.match(parts[0])
@@ -130,11 +132,11 @@ def match_detail(detail: dict[str, Any], where: dict[str, Any]) -> bool:
     return True
 
 
-def matching_effects(phone: Any, kind: str, where: dict[str, Any]) -> list[Any]:
+def matching_effects(phone: Phone, kind: str, where: dict[str, Any]) -> list[Effect]:
     return [e for e in phone.state.effects if e.kind == kind and match_detail(e.detail, where)]
 
 
-def check(phone: Any, cond: Condition, params: dict[str, Any], seen_screens: set[str] | None = None) -> bool:
+def check(phone: Phone, cond: Condition, params: dict[str, Any], seen_screens: set[str] | None = None) -> bool:
     """Whether one condition holds on the phone now (`seen_screens`: activities visited, for screen conditions)."""
     kind = cond.kind
     if kind == "state":
@@ -170,7 +172,7 @@ def check(phone: Any, cond: Condition, params: dict[str, Any], seen_screens: set
     return all(same(got.get(k), fill(v, params)) for k, v in cond.params.items())
 
 
-def set_path(phone: Any, path: str, value: Any, append: bool = False) -> None:
+def set_path(phone: Phone, path: str, value: Any, append: bool = False) -> None:
     """Set (or append to) the value at a path; the last segment names a key of the dicts the rest reaches."""
     parts = split_path(path)
     parent, key = ".".join(parts[:-1]), parts[-1]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from typing import Any
-
+from mobile_r1.env.sim.episode import TaskEpisode
 from mobile_r1.sim.apps import Ctx, resolve as resolve_app
+from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Inquiry, fill
 
 PHRASES: dict[str, tuple[str, ...]] = {
@@ -27,7 +27,7 @@ class SimulatedUser:
     `history` as (question, reply, inquiry index or None).
     """
 
-    def __init__(self, episode: Any, phone: Any) -> None:
+    def __init__(self, episode: TaskEpisode, phone: Phone) -> None:
         self.episode = episode
         self.phone = phone
         self.history: list[tuple[str, str, int | None]] = []

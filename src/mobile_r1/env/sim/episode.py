@@ -1,4 +1,4 @@
-"""A task episode: (spec, split, template, seed) with its drawn parameters; the `TaskSetup` SimEnv.reset takes."""
+"""A task episode on the simulated phone: (spec, split, template, seed), its parameters drawn from the seeded phone."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.env.sim.state import resolve, set_path
+from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import TaskSpec, fill
-from mobile_r1.tasks.state import resolve, set_path
+from mobile_r1.tasks.suites import plan_split
 
 
-def draw_params(spec: TaskSpec, phone: Any, seed: int) -> dict[str, Any]:
+def draw_params(spec: TaskSpec, phone: Phone, seed: int) -> dict[str, Any]:
     """The spec's parameters for this seed, drawn in order from the phone's fresh state (deterministic)."""
     rng = random.Random(f"{seed}:{spec.id}:params")
     params: dict[str, Any] = {}
@@ -60,7 +63,7 @@ class TaskEpisode:
         items = self.spec.templates.train if self.split == "train" else self.spec.templates.test
         return items[self.template % len(items)]
 
-    def setup(self, phone: Any, rng: random.Random | None = None) -> None:
+    def setup(self, phone: Phone, rng: random.Random | None = None) -> None:
         """Draw the parameters from the fresh phone, apply the spec's state patches, open the start app."""
         self.params = draw_params(self.spec, phone, self.seed)
         self.instruction = fill(self.template_text, self.params)
@@ -76,12 +79,11 @@ class TaskEpisode:
                 raise ConfigError(f"{self.spec.source}: start_app: {error}")
         phone.touch()
 
-    def make_env(self, **kwargs: Any) -> Any:
-        """A SimEnv reset to this episode, with this episode's simulated user answering `call_user`."""
-        from mobile_r1.env import SimEnv
-        from mobile_r1.tasks.user import SimulatedUser
+    def make_env(self, **kwargs: Any) -> SimEnv:
+        """A SimEnv reset to this episode, with this episode's simulated user answering `call_user` (keyword
+        arguments go to `SimEnv`: render, scale, xml, ...)."""
+        from mobile_r1.env.sim.user import SimulatedUser
 
-        kwargs.setdefault("max_steps", None)
         env = SimEnv(seed=self.seed, **kwargs)
         env.reset(task=self, seed=self.seed)
         env.user = SimulatedUser(self, env.phone)
@@ -90,8 +92,6 @@ class TaskEpisode:
 
 def make_episode(spec: TaskSpec, split: str, template: int, seed: int) -> TaskEpisode:
     """An episode with its parameters and instruction filled in (from a phone holding just the spec's apps)."""
-    from mobile_r1.sim.system import Phone
-
     if split not in ("train", "test"):
         raise ConfigError(f"split must be train or test, got {split!r}")
     ep = TaskEpisode(spec, split, template, seed)
@@ -99,3 +99,18 @@ def make_episode(spec: TaskSpec, split: str, template: int, seed: int) -> TaskEp
     ep.params = draw_params(spec, phone, seed)
     ep.instruction = fill(ep.template_text, ep.params)
     return ep
+
+
+def build_split(name: str, split: str = "test", seed: int = 0, size: int | None = None,
+                specs: list[TaskSpec] | None = None) -> list[TaskEpisode]:
+    """The episodes of one suite split (`mobile_r1.tasks.suites.plan_split`), their parameters drawn."""
+    return [make_episode(item.spec, item.template_split, item.template, item.seed)
+            for item in plan_split(name, split, seed, size, specs)]
+
+
+def family_episodes(specs: list[TaskSpec], split: str, count: int, seed: int) -> list[TaskEpisode]:
+    """`count` episodes outside any suite: the task families take turns, with templates and seeds varied."""
+    n = len(specs)
+    base = (0 if split == "train" else 10**7) + 1000 * seed
+    templates = "train" if split == "train" else "test"
+    return [make_episode(specs[i % n], templates, i // n, base + i) for i in range(count)]

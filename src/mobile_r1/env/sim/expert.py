@@ -21,10 +21,13 @@ from typing import Any, Callable
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.records import Episode, Step, UIElement
-from mobile_r1.tasks.episode import TaskEpisode
-from mobile_r1.tasks.judge import Judgement, judge
+from mobile_r1.core.verdict import Judgement
+from mobile_r1.env.sim.episode import TaskEpisode
+from mobile_r1.env.sim.judge import judge
+from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.env.sim.state import check, match_detail
+from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, Inquiry, fill
-from mobile_r1.tasks.state import check, match_detail
 
 SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/", "com.sim.launcher:id/")  # apps open by name
 
@@ -55,7 +58,7 @@ class ExpertRun:
     episode: Episode
     judgement: Judgement
     stuck: str | None = None
-    env: Any = None
+    env: SimEnv | None = None
 
     @property
     def success(self) -> bool:
@@ -95,7 +98,7 @@ def _relevant(label: str, hints: list[str]) -> bool:
     return False
 
 
-def candidate_moves(phone: Any, values: list[str], hints: list[str], apps: list[str]) -> list[Move]:
+def candidate_moves(phone: Phone, values: list[str], hints: list[str], apps: list[str]) -> list[Move]:
     """Every move worth trying on the current screen, cheapest (most relevant) first."""
     elements = phone.elements()
     labels = _labels(elements)
@@ -138,7 +141,7 @@ def candidate_moves(phone: Any, values: list[str], hints: list[str], apps: list[
     return moves
 
 
-def _key(phone: Any) -> str:
+def _key(phone: Phone) -> str:
     frame = phone.top_frame()
     loading = frame is not None and frame.get("ready_at", 0) > phone.state.clock
     return phone.state_key() + ("L" if loading else "")
@@ -175,7 +178,7 @@ def copy_state(state: Any, keys: set[str] | None) -> Any:
     return new
 
 
-def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: list[str], apps: list[str],
+def search(phone: Phone, goal: Callable[[Phone], bool], values: list[str], hints: list[str], apps: list[str],
            allowed_effects: set[str], budget: int = 400, max_depth: int = 12,
            keys: set[str] | None = None) -> list[PlanStep] | None:
     """Best-first search from the phone's current state to one where `goal(phone)` holds; leaves the phone as it was.
@@ -233,7 +236,7 @@ def search(phone: Any, goal: Callable[[Any], bool], values: list[str], hints: li
     return None
 
 
-def _screen_name(phone: Any) -> str:
+def _screen_name(phone: Phone) -> str:
     act = phone.activity()
     if act == "launcher":
         return "the home screen"
@@ -361,7 +364,7 @@ class Expert:
                     continue
                 target_screen = fill(inq.screen, params) if inq is not None and inq.screen else None
 
-                def goal(p: Any, c: Condition = cond, ts: str | None = target_screen) -> bool:
+                def goal(p: Phone, c: Condition = cond, ts: str | None = target_screen) -> bool:
                     return check(p, c, params) or (ts is not None and p.activity() == ts)
 
                 hints = [str(fill(h, params)) for h in cond.hint] + values()
@@ -416,13 +419,13 @@ class Expert:
                  "is done, so I finish.", "Finish the task")
         return self._finish(record, env, episode, state)
 
-    def _finish(self, record: Episode, env: Any, episode: TaskEpisode, state: dict[str, Any]) -> ExpertRun:
+    def _finish(self, record: Episode, env: SimEnv, episode: TaskEpisode, state: dict[str, Any]) -> ExpertRun:
         j = judge(episode, env.phone)
         record.success = j.verdict.success and state["stuck"] is None
         record.meta["inquiry"] = j.verdict.inquiry
         return ExpertRun(record, j, state["stuck"], env)
 
-    def _wrong_step(self, env: Any, emit: Callable[..., Any], values: list[str], apps: list[str],
+    def _wrong_step(self, env: SimEnv, emit: Callable[..., Any], values: list[str], apps: list[str],
                     planned: set[str]) -> bool:
         """Take a plausible but wrong tap: one to a screen off the plan (`planned` activities), nothing irreversible."""
         phone = env.phone
@@ -458,7 +461,7 @@ class Expert:
         return f"towards the goal: {episode.instruction}"
 
     @staticmethod
-    def _thought(phone: Any, move: Move, say: str, state: dict[str, Any]) -> str:
+    def _thought(phone: Phone, move: Move, say: str, state: dict[str, Any]) -> str:
         where = f"I am on {_screen_name(phone)}."
         if state.get("recovering"):
             where += " This is not where I wanted to be, so I correct course."
@@ -475,7 +478,7 @@ class Expert:
         return "What the user wants is not clear."
 
     @staticmethod
-    def _question(inq: Inquiry, episode: TaskEpisode, phone: Any) -> str:
+    def _question(inq: Inquiry, episode: TaskEpisode, phone: Phone) -> str:
         if inq.question:
             return str(fill(inq.question, episode.params))
         if inq.reply == "login":

@@ -1,0 +1,110 @@
+"""One episode in play on any phone: the agent-facing history, one turn per agent reply, and what each turn did.
+
+    play = EpisodePlay(backend.open(episode))     # resets the phone (started=True: play on from a fork)
+    while not play.done:
+        play.advance(agent.act(play.request()))   # parse -> step the phone (or skip the turn) -> record
+    judgement = play.env.judge()
+
+The one piece of code that steps phones for `mobile-r1 eval` (`eval.runner`) and for stage-3 rollouts
+(`train.rollout`), so an agent meets the same rules in both: actions are in screen pixels; a reply with no readable
+action costs a step of the budget and touches nothing on the phone (`TaskEnv.skip`); the user's reply to
+`call_user` enters the history the next prompt shows. `unreadable` says what the history keeps of a turn with no
+readable action: "wait" records it as a `wait` with the model's text (the evaluation's rule), "skip" leaves no trace
+(the rollouts' rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from mobile_r1.agents.base import AgentOutput, AgentRequest
+from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import ParseResult
+from mobile_r1.core.records import Observation, Step
+from mobile_r1.env.protocol import EpisodeRef, StepInfo, TaskEnv
+
+NO_ACTION = "no action could be read from the model output"
+Unreadable = Literal["wait", "skip"]
+
+
+@dataclass(slots=True)
+class Turn:
+    """One agent reply and what it did.
+
+    action          the action in screen pixels (None: nothing could be read, the turn was skipped)
+    observation     what the agent saw
+    error           why the phone changed nothing (it refused the action), or why the turn was skipped
+    state_key       the phone's state before and after the turn (None where the backend does not name states)
+    """
+
+    index: int
+    output: AgentOutput
+    observation: Observation
+    action: Action | None
+    error: str | None = None
+    user_reply: str | None = None
+    state_key: str | None = None
+    next_state_key: str | None = None
+    info: StepInfo = field(default_factory=StepInfo)
+
+    @property
+    def text(self) -> str:
+        return self.output.text
+
+    @property
+    def parse(self) -> ParseResult:
+        return self.output.parse
+
+
+class EpisodePlay:
+    """An episode in progress on a `TaskEnv` (reset when the play starts)."""
+
+    def __init__(self, env: TaskEnv, unreadable: Unreadable = "wait", *, started: bool = False) -> None:
+        """`started=True` plays on from where `env` is (a fork of a phone already reset) instead of resetting it."""
+        self.env = env
+        self.unreadable = unreadable
+        if started:
+            if env.observation is None:
+                raise ValueError("started=True needs an environment that has been reset")
+            self.observation = env.observation
+        else:
+            self.observation, _ = env.reset()
+        self.start_key = self.observation.state_key
+        self.history: list[Step] = []
+        self.turns: list[Turn] = []
+
+    @property
+    def episode(self) -> EpisodeRef:
+        return self.env.episode
+
+    @property
+    def done(self) -> bool:
+        return self.env.done
+
+    def request(self) -> AgentRequest:
+        """What the agent is asked now: the instruction, the current screen and the steps so far."""
+        return AgentRequest(self.episode.instruction, self.observation, list(self.history), episode_id=self.episode.id)
+
+    def advance(self, output: AgentOutput) -> Turn:
+        """Apply one agent reply: step the phone with its action (or skip the turn), record the turn and the history."""
+        before = self.observation
+        action = output.action
+        if action is None:
+            observation, _, _, info = self.env.skip(output.parse.error or NO_ACTION)
+        else:
+            observation, _, _, info = self.env.step(action)
+        turn = Turn(len(self.turns), output, before, action, info.error, info.user_reply, before.state_key,
+                    observation.state_key, info)
+        self.turns.append(turn)
+        if action is not None:
+            self.history.append(Step(action=action, thought=output.thought, description=output.description,
+                                     observation=before, user_reply=info.user_reply, model_text=output.text))
+        elif self.unreadable == "wait":  # the history shows a wasted turn; the phone was not touched
+            self.history.append(Step(action=Action.wait(1.0), thought=output.thought, description=output.description,
+                                     observation=before, user_reply=None, model_text=output.text))
+        self.observation = observation
+        return turn
+
+
+__all__ = ["EpisodePlay", "Turn", "NO_ACTION", "Unreadable"]

@@ -1,0 +1,45 @@
+"""What a training stage gives the one run loop (`train.run.train`): its steps, one optimizer step, an evaluation.
+
+Stage 1 (`sft.SFTRunner`), stage 2 (`action_grpo.ActionGRPORunner`) and stage 3 (`task_grpo.TaskGRPORunner`)
+subclass `StageRunner`; the loop owns everything else (run directory, metrics, checkpoints, resume, processes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+
+class StageRunner:
+    """One stage for the run loop. `total_steps` run-loop steps; `updates_per_step` optimizer steps in each."""
+
+    name: str = "stage"
+    total_steps: int = 0
+    updates_per_step: int = 1
+
+    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+        """Take the optimizer and scheduler the loop built (after `accelerator.prepare`)."""
+        raise NotImplementedError
+
+    def step(self, step: int) -> dict[str, float]:
+        """Run-loop step `step` (0-based): train, and return what was measured."""
+        raise NotImplementedError
+
+    @property
+    def has_eval(self) -> bool:
+        """Whether `evaluate` has anything to score (held-out steps or episodes)."""
+        return False
+
+    def evaluate(self) -> dict[str, float]:
+        return {}
+
+    def record(self, run_dir: Path, step: int) -> None:
+        """After step `step` (1-based count of steps done), on the main process: write the stage's own records."""
+
+    def truncate(self, run_dir: Path, step: int) -> None:
+        """On resume from step `step`: drop the stage's own records of later steps (they are played again)."""
+
+
+__all__ = ["StageRunner"]
