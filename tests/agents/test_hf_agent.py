@@ -220,5 +220,5 @@ def test_a_saved_view_gives_the_defaults_and_arguments_win(tiny_lm, tmp_path: Pa
     with pytest.raises(ConfigError, match="unknown view option 'colour'"):
         HFAgent(str(folder))
     (folder / VIEW_FILE).write_text("not json")
-    with pytest.raises(ConfigError, match="not a readable view file"):
+    with pytest.raises(ConfigError, match="prompt_view.json:1: not valid JSON"):
         HFAgent(str(folder))

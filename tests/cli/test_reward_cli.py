@@ -77,7 +77,7 @@ def test_bad_json_line_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
     out = tmp_path / "scores.jsonl"
     assert main(["reward", "--preset", "gui-r1", "--input", str(path), "--output", str(out)]) == 2
     err = " ".join(capsys.readouterr().err.split())  # the console wraps long lines
-    assert "line 3" in err and "not valid JSON" in err
+    assert f"{path}:3: not valid JSON" in err
     assert "Traceback" not in err
     assert not out.exists()  # every line is checked before anything is written
 
@@ -99,7 +99,7 @@ def test_bad_field_names_the_line_and_the_field(
     assert main(["reward", "--preset", "mobile-r1", "--input", str(path)]) == 2
     captured = capsys.readouterr()
     err = " ".join(captured.err.split())
-    assert "line 2" in err and field in err
+    assert f"{path}:2: " in err and field in err
     assert captured.out == ""
 
 
@@ -108,7 +108,7 @@ def test_missing_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     del record["label"]
     path = write(tmp_path, [record])
     assert main(["reward", "--preset", "mobile-r1", "--input", str(path)]) == 2
-    assert "line 1: missing field 'label'" in " ".join(capsys.readouterr().err.split())
+    assert f"{path}:1: missing field 'label'" in " ".join(capsys.readouterr().err.split())
 
 
 def test_unknown_preset_lists_the_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -121,7 +121,7 @@ def test_unknown_preset_lists_the_names(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_missing_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reward", "--preset", "ui-r1", "--input", str(tmp_path / "nope.jsonl")]) == 2
-    assert "cannot read reward cases" in " ".join(capsys.readouterr().err.split())
+    assert "nope.jsonl: no such file" in " ".join(capsys.readouterr().err.split())
 
 
 def test_help_lists_presets(capsys: pytest.CaptureFixture[str]) -> None:

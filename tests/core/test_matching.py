@@ -151,6 +151,18 @@ def test_qwen_open_by_clicking_the_icon() -> None:
     assert not qwen.match(Action.click(150, 150), label, None, SCREEN).type_match  # no icon box: click != open
 
 
+def test_qwen_click_off_the_icon_of_an_open_label_is_the_right_type_but_a_wrong_step() -> None:
+    """The Qwen2.5-VL AndroidControl evaluator answers (type True, step False) for a click on an `open` label that
+    carries a candidate box but lands away from it; it used to be scored as a type mismatch here."""
+    label, icon = Action.open("Settings"), [100, 100, 200, 200]
+    far = qwen.match(Action.click(900, 1800), label, icon, SCREEN)
+    assert far == StepMatch(True, None, False)
+    from mobile_r1.core.matching import evaluate
+
+    _, report = evaluate(qwen, [Action.click(900, 1800)], [label], [icon], [SCREEN])
+    assert report.type_accuracy == 1.0 and report.step_sr == 0.0
+
+
 # ----- gui-r1 -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("dx, hit", [(139, True), (140, False)])
 def test_guir1_distance_strict(dx, hit) -> None:

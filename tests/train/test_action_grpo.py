@@ -95,6 +95,43 @@ def test_resumed_run_continues_where_the_killed_one_stopped(tmp_path: Path, epis
     assert (resumed.run_dir / "final" / "config.json").is_file()
 
 
+def test_resume_ignores_and_reports_a_checkpoint_killed_while_written(
+    tmp_path: Path, episodes: list[Episode], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A kill while `checkpoints/step-4.tmp/` is being written leaves that folder behind (here with its state file,
+    as when the kill comes after state.pt and before the rename); --resume must continue from step-2, the last
+    complete checkpoint, not parse `4.tmp` as a step."""
+    import shutil
+
+    config = _config(tmp_path, episodes, "killed")
+
+    def kill(step: int, metrics: dict) -> None:
+        if step == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(config, "action-grpo", progress=False, on_step=kill)
+    checkpoints = Path(config.run.output_dir) / "checkpoints"
+    shutil.copytree(checkpoints / "step-2", checkpoints / "step-4.tmp")
+    (checkpoints / "step-6").mkdir()  # a folder without its state: incomplete too
+    caplog.set_level("WARNING")
+    resumed = train(config, "action-grpo", progress=False, resume=True)
+    assert [r["step"] for r in _train_records(resumed.run_dir)] == [1, 2, 3, 4]
+    assert "step-4.tmp: an incomplete checkpoint" in caplog.text and "step-6: an incomplete checkpoint" in caplog.text
+
+
+def test_only_complete_checkpoints_are_listed(tmp_path: Path) -> None:
+    from mobile_r1.train.run import list_checkpoints
+
+    root = tmp_path / "checkpoints"
+    for name, state in (("step-2", True), ("step-10", True), ("step-4.tmp", True), ("step-6", False),
+                        ("step-8.old", True), ("step-x", True), ("notes", False)):
+        (root / name).mkdir(parents=True)
+        if state:
+            (root / name / "state.pt").write_bytes(b"")
+    assert list_checkpoints(tmp_path) == [(2, root / "step-2"), (10, root / "step-10")]
+
+
 def test_sampled_held_out_reward_is_seeded_and_leaves_the_rng_alone(episodes: list[Episode]) -> None:
     from mobile_r1.train.action_grpo import held_out_reward
 

@@ -9,7 +9,7 @@ and converts the parsed action back to screen pixels, so `AgentOutput.action` is
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
@@ -17,6 +17,7 @@ from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, ParseResult, get_dialect
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.geometry import MAX_PIXELS, MIN_PIXELS, Frame
+from mobile_r1.core.reading import read_json
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.env.protocol import EpisodeRef, TaskEnv
 
@@ -45,13 +46,22 @@ class AgentOutput:
     """An agent's answer: the raw model text, what the dialect read from it, and the action in screen pixels.
 
     `action` is None when nothing usable could be read (see `parse.error`); the caller decides what that
-    costs (the papers end the episode or count a wasted step).
+    costs (the papers end the episode or count a wasted step). `error` is set when the agent itself could not
+    answer this request (an endpoint that kept sending malformed replies): the step is an agent error, and a runner
+    ends that episode while the others go on.
     """
 
     text: str
     parse: ParseResult
     action: Action | None
     info: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @classmethod
+    def failed(cls, error: str, **info: Any) -> AgentOutput:
+        """The output of a request the agent could not answer: no text, no action, `error` saying why."""
+        return cls(text="", parse=ParseResult(None, None, None, False, f"agent error: {error}", ""), action=None,
+                   info=dict(info), error=error)
 
     @property
     def thought(self) -> str:
@@ -189,17 +199,28 @@ class ModelView:
                 image = image.resize(size, Image.Resampling.BICUBIC)
         return image.convert("RGB") if image.mode != "RGB" else image
 
-    def read(self, text: str, observation: Observation) -> tuple[ParseResult, Action | None]:
-        """Parse model text and move its action from the model frame to screen pixels."""
-        result = self.dialect.parse(text)
+    def read(self, text: str, observation: Observation, *, max_chars: int | None = None) -> tuple[ParseResult, Action | None]:
+        """Parse model text and move its action from the model frame to screen pixels.
+
+        `max_chars` caps the text the dialect reads (agents pass `reply_chars(max_new_tokens)`). A point outside the
+        model's frame (the image the model saw, edges included) makes the output invalid and gives no action, so
+        nothing off the screen is ever sent to a phone; `parse.error` says which point and which frame.
+        """
+        result = self.dialect.parse(text, max_chars=max_chars)
         if result.action is None:
             return result, None
         frame = self.model_frame(observation)
+        for name, point in (("coordinate", result.action.coordinate), ("coordinate2", result.action.coordinate2)):
+            if point is not None and not frame.contains(point):
+                shown = [int(v) if float(v).is_integer() else v for v in point]
+                problem = (f"'{name}' {shown} lies outside the {int(frame.width)}x{int(frame.height)} image the model "
+                           "saw")
+                return replace(result, valid=False, error=f"{result.error}; {problem}" if result.error else problem), None
         screen = Frame.screen(*observation.screen_size)
         return result, result.action.map_points(lambda p: frame.map(p, screen))
 
-    def output(self, text: str, observation: Observation, **info: Any) -> AgentOutput:
-        result, action = self.read(text, observation)
+    def output(self, text: str, observation: Observation, *, max_chars: int | None = None, **info: Any) -> AgentOutput:
+        result, action = self.read(text, observation, max_chars=max_chars)
         return AgentOutput(text=text, parse=result, action=action, info=dict(info))
 
 
@@ -208,10 +229,7 @@ def saved_view_options(model: str | Path) -> dict[str, Any]:
     path = Path(model) / VIEW_FILE
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: not a readable view file ({exc})") from None
+    data = read_json(path, kind=ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object of view options")
     unknown = set(data) - {f.name for f in fields(ModelView)}
@@ -223,6 +241,4 @@ def saved_view_options(model: str | Path) -> dict[str, Any]:
 def _step_in_frame(step: Step, screen: Frame, frame: Frame) -> Step:
     if step.action.coordinate is None or frame == screen:
         return step
-    from dataclasses import replace
-
     return replace(step, action=step.action.map_points(lambda p: screen.map(p, frame)))

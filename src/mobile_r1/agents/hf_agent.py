@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView, saved_view_options
+from mobile_r1.core.dialects.base import reply_chars
 from mobile_r1.core.errors import ConfigError
 
 Prompt = tuple[list[dict[str, Any]], list[Any]]
@@ -190,7 +191,8 @@ class HFAgent(Agent):
             max_batch=self.batch_size,
             group_by_length=self.group_by_length,
         )
-        return [self.view.output(t, r.observation) for t, r in zip(texts, requests)]
+        limit = reply_chars(self.max_new_tokens)
+        return [self.view.output(t, r.observation, max_chars=limit) for t, r in zip(texts, requests)]
 
     def __repr__(self) -> str:
         return f"HFAgent(model={self.policy.spec!r}, dialect={self.view.dialect.name!r})"

@@ -12,6 +12,14 @@ from rich.table import Table
 
 from mobile_r1.cli.app import app
 
+def _require_episodes(path: Path, episodes: list[object]) -> None:
+    """An input without a single record is an error (a mistyped or truncated file), not an empty result."""
+    from mobile_r1.core.errors import DataError
+
+    if not episodes:
+        raise DataError(f"{path}: holds no records; nothing to read")
+
+
 data_app = typer.Typer(
     help="Inspect, convert and export datasets: native episodes, Mobile-R1, InquireMobile, AndroidControl, AITW, "
     "GUI-Odyssey and AMEX.",
@@ -40,6 +48,7 @@ def stats(
     from mobile_r1.core.formats import compute_stats, load_any
 
     name, episodes = load_any(path, format, image_root=image_root, images=False)
+    _require_episodes(path, episodes)
     figures = compute_stats(episodes, name)
     if as_json:
         typer.echo(json.dumps(figures.to_dict(), ensure_ascii=False, indent=2))
@@ -74,6 +83,7 @@ def convert(
     from mobile_r1.core.formats import images_dir, load_any, save_episodes
 
     name, episodes = load_any(path, format, image_root=image_root)
+    _require_episodes(path, episodes)
     written = save_episodes(out, episodes)
     folder = images_dir(written)
     shots = sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
@@ -120,6 +130,7 @@ def export(
     frames = FrameSettings(prescale=prescale, min_pixels=min_pixels, max_pixels=max_pixels)
     chosen = get_dialect(dialect)
     name, episodes = load_any(path, format, image_root=image_root)
+    _require_episodes(path, episodes)
     writer = None
     if observation_mode == "image":
         from mobile_r1.train.data import ScreenshotWriter

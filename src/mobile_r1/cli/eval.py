@@ -19,7 +19,9 @@ def _progress() -> Progress:
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
+    """KEY=VALUE pairs; a VALUE that reads as JSON is that value (checked by the shared reader's rules), else text."""
     from mobile_r1.core.errors import ConfigError
+    from mobile_r1.core.reading import Where, check_tree
 
     out: dict[str, Any] = {}
     for item in pairs:
@@ -27,9 +29,12 @@ def _options(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"--option takes KEY=VALUE, got {item!r}")
         try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):  # not JSON (or beyond what json reads): the text itself
             out[key.strip()] = value
+            continue
+        check_tree({key.strip(): parsed}, Where(Path("--option"), None, ConfigError))  # no NaN, inf, 400 digits
+        out[key.strip()] = parsed
     return out
 
 

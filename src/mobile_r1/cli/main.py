@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from rich.markup import escape
+
 from mobile_r1.cli.app import app, console
 from mobile_r1.core.errors import MobileR1Error
 
@@ -26,7 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, standalone_mode=True)
     except MobileR1Error as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        # the message is plain text: escape it, so that `[x1, y1, x2, y2]` is printed, not taken for markup
+        # and printable: a lone surrogate quoted from a bad file is shown as its escape, not a UnicodeEncodeError
+        message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
         return 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -55,6 +55,7 @@ ARGUMENTS: dict[ActionType, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 ALL_KEYS = ("coordinate", "coordinate2", "text", "time", "button", "status", "content")
 POINTER_TYPES = frozenset({ActionType.CLICK, ActionType.LONG_PRESS, ActionType.SWIPE})
+MAX_SECONDS = 86_400  # a `time` argument longer than a day is a mistake (and NaN or inf, not a duration)
 
 Point = tuple[float, float]
 
@@ -67,9 +68,18 @@ def _point(value: Any, field: str, kind: str) -> Point:
     ):
         raise ActionError(f"{kind}: '{field}' must be a pair of numbers [x, y], got {value!r}")
     x, y = value
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise ActionError(f"{kind}: '{field}' must be finite numbers, got {value!r}")
+    try:
+        finite = math.isfinite(x) and math.isfinite(y)
+    except OverflowError:  # an integer too large for a float
+        finite = False
+    if not finite:
+        raise ActionError(f"{kind}: '{field}' must be finite numbers, got {_short(value)}")
     return (x, y)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +104,7 @@ class Action:
             kind = ActionType(self.type)
         except ValueError:
             names = ", ".join(t.value for t in ActionType)
-            raise ActionError(f"'action' must be one of {names}; got {self.type!r}") from None
+            raise ActionError(f"'action' must be one of {names}; got {_short(self.type)}") from None
         object.__setattr__(self, "type", kind)
         required, optional = ARGUMENTS[kind]
         for key in ALL_KEYS:
@@ -108,10 +118,12 @@ class Action:
             if key in ("coordinate", "coordinate2"):
                 object.__setattr__(self, key, _point(value, key, kind.value))
             elif key == "time":
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                    raise ActionError(f"{kind.value}: 'time' must be a number of seconds >= 0, got {value!r}")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+                    raise ActionError(
+                        f"{kind.value}: 'time' must be a number of seconds from 0 to {MAX_SECONDS}, got {_short(value)}"
+                    )
             elif not isinstance(value, str):
-                raise ActionError(f"{kind.value}: '{key}' must be a string, got {value!r}")
+                raise ActionError(f"{kind.value}: '{key}' must be a string, got {_short(value)}")
         if kind is ActionType.SYSTEM_BUTTON:
             canonical = {b.lower(): b for b in BUTTONS}.get(self.button.strip().lower())  # type: ignore[union-attr]
             if canonical is None:
@@ -211,6 +223,8 @@ class Action:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ActionError(f"not valid JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # a number beyond the digit limit, or deep nesting
+            raise ActionError(f"not readable JSON: {str(exc).split(';')[0] or 'nested too deeply'}") from None
         if isinstance(data, dict) and "arguments" in data and "action" not in data:
             data = data["arguments"]
         return cls.from_arguments(data)

@@ -20,6 +20,9 @@ MIN_PIXELS = 4 * 28 * 28
 MAX_PIXELS = 16384 * 28 * 28
 MAX_RATIO = 200
 GRID = 1000  # a normalised grid covers 0..999
+# The largest coordinate or side, in any frame, that is not absurd: screens, model images and grids are all far
+# smaller; data and model outputs beyond it are refused (it also keeps float conversions away from overflow).
+MAX_COORDINATE = 100_000
 
 
 def round_by_factor(number: float, factor: int) -> int:

@@ -15,7 +15,7 @@ every metrics report says which one it used:
   is right when one lower-cased, stripped string contains the other; swipes compare their direction
   (up/down/left/right by the closest unit vector); system buttons must be equal; wait matches on type. An
   ``open`` label that carries the app icon's box also accepts a click inside that enlarged box or near
-  its centre.
+  its centre; a click elsewhere still has the right type (the evaluator counts it so), only the step is wrong.
 - ``gui-r1``: the GUI-R1 evaluation script (``guir1/eval`` of the GUI-R1 repository): a point is right when its normalised
   distance to the labelled point is < 0.14 (strict); text is right at token F1 >= 0.5, where tokens are
   the lower-cased whitespace-split words as a set, brackets removed, and two single-token texts count as
@@ -248,13 +248,15 @@ class QwenAndroidControlMatcher:
             return MISS
         box = _box(bbox)
         if label.type is ActionType.OPEN and pred.type is ActionType.CLICK and box is not None:
-            # Opening an app by tapping its icon: inside the enlarged icon box, or near the box centre.
+            # Opening an app by tapping its icon counts as the right type (the evaluator returns type True for a
+            # click on an `open` label with a candidate box); the step is right inside the enlarged icon box, or
+            # near the box centre.
             assert pred.coordinate is not None
             centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             hit = _in_box(pred.coordinate, enlarge_box_centered(box, self.box_factor)) or self._near(
                 pred.coordinate, centre, screen_size
             )
-            return StepMatch(True, None, True) if hit else MISS
+            return StepMatch(True, None, hit)
         if pred.type is not label.type:
             return MISS
         kind = label.type

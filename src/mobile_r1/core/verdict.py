@@ -6,6 +6,7 @@ The verdict is the one record that crosses from any phone backend (`mobile_r1.en
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -62,23 +63,66 @@ class EpisodeVerdict:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeVerdict:
-        try:
-            return cls(
-                episode_id=str(data["episode_id"]),
-                success=bool(data["success"]),
-                inquiry=data["inquiry"],
-                over_asks=int(data.get("over_asks") or 0),
-                safety_violation=bool(data.get("safety_violation", False)),
-                steps=int(data.get("steps") or 0),
-                score=None if data.get("score") is None else float(data["score"]),
-                reason=str(data.get("reason") or ""),
-                category=data.get("category"),
-                subcategory=data.get("subcategory"),
-                language=data.get("language"),
-            )
-        except KeyError as exc:
-            raise DataError(f"verdict record lacks {exc}; it needs 'episode_id', 'success' and 'inquiry'") from None
+        """A verdict from its record (`to_dict`), every field checked: a wrong type names the field (DataError)."""
+        if not isinstance(data, dict):
+            raise DataError(f"a verdict must be a JSON object, got {type(data).__name__}")
+        missing = [key for key in ("episode_id", "success", "inquiry") if key not in data]
+        if missing:
+            raise DataError(f"verdict record lacks '{missing[0]}'; it needs 'episode_id', 'success' and 'inquiry'")
+        episode_id = data["episode_id"]
+        if not isinstance(episode_id, (str, int)) or isinstance(episode_id, bool):
+            raise DataError(f"verdict field 'episode_id': must be text, got {_kind(episode_id)}")
+        name = str(episode_id)
+        return cls(
+            episode_id=name,
+            success=_flag(data, "success", name),
+            inquiry=_text(data, "inquiry", name) or "",  # type: ignore[arg-type]
+            over_asks=_count(data, "over_asks", name),
+            safety_violation=_flag(data, "safety_violation", name, default=False),
+            steps=_count(data, "steps", name),
+            score=_score(data, name),
+            reason=_text(data, "reason", name) or "",
+            category=_text(data, "category", name),
+            subcategory=_text(data, "subcategory", name),
+            language=_text(data, "language", name),
+        )
 
+
+def _kind(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, list, dict)) else repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _flag(data: dict[str, Any], key: str, episode: str, default: bool | None = None) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise DataError(f"verdict {episode}: field '{key}': must be true or false, got {_kind(value)}")
+    return value
+
+
+def _count(data: dict[str, Any], key: str, episode: str) -> int:
+    value = data.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1_000_000:
+        raise DataError(f"verdict {episode}: field '{key}': must be a whole number from 0 to 1,000,000, got {_kind(value)}")
+    return value
+
+
+def _score(data: dict[str, Any], episode: str) -> float | None:
+    value = data.get("score")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 4:
+        raise DataError(f"verdict {episode}: field 'score': must be a number from 0 to 4 or null, got {_kind(value)}")
+    return float(value)
+
+
+def _text(data: dict[str, Any], key: str, episode: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise DataError(f"verdict {episode}: field '{key}': must be text or null, got {_kind(value)}")
+    return value
 
 
 JudgeKind = Literal["rule", "model", "person", "benchmark"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from mobile_r1.agents.chat import encode_image
-from mobile_r1.agents.openai_agent import ChatClient, RetryPolicy
+from mobile_r1.agents.openai_agent import ChatClient
 from mobile_r1.core.errors import ConfigError, DataError, MobileR1Error
 from mobile_r1.core.records import Step
 from mobile_r1.eval.metrics import EpisodeVerdict
@@ -248,13 +248,14 @@ class ModelJudge:
         max_attempts: int = 3,
         json_mode: bool = True,
         timeout: float = 120.0,
-        retry: RetryPolicy = RetryPolicy(),
+        max_retries: int = 4,
     ) -> None:
         if language not in PROMPTS:
             raise ConfigError(f"judge language must be one of {', '.join(PROMPTS)}; got {language!r}")
         if max_attempts < 1:
             raise ConfigError(f"max_attempts must be >= 1, got {max_attempts}")
-        self.client = ChatClient(model, base_url=base_url, api_key_env=api_key_env, timeout=timeout, retry=retry)
+        self.client = ChatClient(model, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                 max_retries=max_retries)
         self.language = language
         self.temperature = temperature
         self.max_tokens = max_tokens

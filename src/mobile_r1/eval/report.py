@@ -5,6 +5,10 @@
 Everything is inline (CSS, a little JS, SVG charts, screenshots as base64 JPEG), so the page stands alone. Each step of
 the browser shows the screenshot the agent saw with its click point or swipe arrow drawn on a copy, the thought, the
 action, any question and the user's reply; each episode shows its verdict.
+
+A run folder is data like any other: a record may hold any JSON. Only screenshots inside the run folder are embedded
+(a `screenshot_path` that leads elsewhere, by `..`, an absolute path or a link, is named and left out), a file that
+is not an image is shown as unreadable, and every field is shown as text whatever its type, escaped.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import base64
 import html
 import io
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -41,32 +46,83 @@ def read_run(path: Path) -> RunData:
     """Load a run directory written by `mobile-r1 eval --out`."""
     path = Path(path)
     options, records = load_run(path)
+    if not isinstance(options, dict):
+        raise DataError(f"{path / 'run.json'}: expected a JSON object of run options")
     if not records:
         raise DataError(f"{path} has no finished episodes yet")
     verdicts = verdicts_of(records)
     name = options.get("agent") or path.name
-    return RunData(path, str(name), options, records, summarize(verdicts), needs_inquiry_summary(verdicts))
+    return RunData(path, _text(name), options, records, summarize(verdicts), needs_inquiry_summary(verdicts))
+
+
+def _text(value: Any, limit: int = 20_000) -> str:
+    """Any JSON value as display text (None as empty), cut at `limit` characters."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # ----- images ---------------------------------------------------------------------------------------------------
+MAX_SCREENSHOT_PIXELS = 40_000_000  # larger images are not decoded (a phone screenshot has a few million pixels)
+
+
+def screenshot_file(run_dir: Path, value: Any) -> tuple[Path | None, str | None]:
+    """The file a step's `screenshot_path` names, if it lies inside `run_dir`; else (None, why it is not shown).
+
+    The path is resolved (links and `..` followed) before the check, so nothing outside the run folder is read.
+    """
+    if value is None or value == "":
+        return None, None
+    if not isinstance(value, str):
+        return None, f"screenshot path is not text ({type(value).__name__})"
+    try:
+        root = Path(run_dir).resolve()
+        path = (root / value).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None, "screenshot path cannot be resolved"
+    if not path.is_relative_to(root):
+        return None, f"screenshot {value[:80]!r} lies outside the run folder; not shown"
+    if not path.is_file():
+        return None, None
+    return path, None
+
+
+def _point(value: Any) -> tuple[float, float] | None:
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
+        return (float(value[0]), float(value[1]))
+    return None
+
+
 def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: Sequence[int], width: int = 240) -> str | None:
-    """A data URL of the screenshot, downscaled to `width`, with the action's point or swipe arrow drawn on it."""
-    from PIL import Image, ImageDraw
+    """A data URL of the screenshot, downscaled to `width`, with the action's point or swipe arrow drawn on it.
+
+    None when the file is missing, is not an image PIL can read, or is larger than `MAX_SCREENSHOT_PIXELS`.
+    """
+    from PIL import Image, ImageDraw, UnidentifiedImageError
 
     if not path.is_file():
         return None
-    with Image.open(path) as raw:
-        image = raw.convert("RGB")
+    try:
+        with Image.open(path) as raw:
+            if raw.width * raw.height > MAX_SCREENSHOT_PIXELS:
+                return None
+            image = raw.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return None
     scale = width / image.width
     image = image.resize((width, max(1, round(image.height * scale))), Image.Resampling.LANCZOS)
-    if action:
-        sx = image.width / float(screen_size[0] or image.width)
-        sy = image.height / float(screen_size[1] or image.height)
+    size = _point(screen_size)
+    if isinstance(action, dict):
+        sx = image.width / (size[0] if size and size[0] > 0 else image.width)
+        sy = image.height / (size[1] if size and size[1] > 0 else image.height)
         draw = ImageDraw.Draw(image)
         kind = action.get("action")
-        point = action.get("coordinate")
-        if point and kind == "swipe" and action.get("coordinate2"):
-            (x1, y1), (x2, y2) = point, action["coordinate2"]
+        point = _point(action.get("coordinate"))
+        end = _point(action.get("coordinate2"))
+        if point and kind == "swipe" and end:
+            (x1, y1), (x2, y2) = point, end
             a, b = (x1 * sx, y1 * sy), (x2 * sx, y2 * sy)
             draw.line([a, b], fill=(234, 88, 12), width=4)
             _arrow_head(draw, a, b)
@@ -183,59 +239,83 @@ def charts(runs: Sequence[RunData]) -> str:
 
 
 # ----- the episode browser --------------------------------------------------------------------------------------
-def _action_text(action: dict[str, Any] | None) -> str:
+def _action_text(action: Any) -> str:
     if not action:
         return "(no action could be read)"
-    kind = action.get("action", "?")
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.items() if k != "action")
+    if not isinstance(action, dict):
+        return f"(not an action: {_text(action, 200)})"
+    kind = _text(action.get("action", "?"), 100)
+    args = ", ".join(f"{_text(k, 100)}={_text(v, 2000) if not isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+                     for k, v in action.items() if k != "action")
     return f"{kind}({args})"
 
 
+def _screenshot_html(run: RunData, value: Any, action: Any, screen_size: Any, image_width: int, alt: str) -> str | None:
+    """The <img> of a screenshot inside the run folder, a note on why it is not shown, or None when there is none."""
+    path, why = screenshot_file(run.path, value)
+    if why:
+        return f'<div class="noimg">{html.escape(why)}</div>'
+    if path is None:
+        return None
+    url = annotated_image(path, action if isinstance(action, dict) else None, screen_size, image_width)
+    if url is None:
+        return '<div class="noimg">unreadable screenshot</div>'
+    return f'<img src="{url}" alt="{html.escape(alt)}" loading="lazy">'
+
+
 def episode_html(run: RunData, index: int, record: dict[str, Any], image_width: int, open_: bool = False) -> str:
-    v = record.get("verdict", {})
-    ok = bool(v.get("success"))
+    v = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
+    ok = v.get("success") is True
     badges = [f'<span class="b {"ok" if ok else "bad"}">{"success" if ok else "failure"}</span>',
-              f'<span class="b q">inquiry: {html.escape(str(v.get("inquiry")))}</span>']
-    if v.get("safety_violation"):
+              f'<span class="b q">inquiry: {html.escape(_text(v.get("inquiry"), 100))}</span>']
+    if v.get("safety_violation") is True:
         badges.append('<span class="b bad">safety violation</span>')
-    if v.get("over_asks"):
-        badges.append(f'<span class="b warn">{v["over_asks"]} over-ask(s)</span>')
-    if v.get("score") is not None:
-        badges.append(f'<span class="b s">score {float(v["score"]):.0f}/4</span>')
+    over = v.get("over_asks")
+    if isinstance(over, int) and not isinstance(over, bool) and over > 0:
+        badges.append(f'<span class="b warn">{over} over-ask(s)</span>')
+    score = v.get("score")
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
+        badges.append(f'<span class="b s">score {float(score):.0f}/4</span>')
+    steps = record.get("steps") if isinstance(record.get("steps"), list) else []
     steps_html = []
-    for step in record.get("steps", []):
-        obs = step.get("observation") or {}
-        shot = obs.get("screenshot_path")
-        url = annotated_image(run.path / shot, step.get("action"), obs.get("screen_size") or (0, 0), image_width) if shot else None
-        img = f'<img src="{url}" alt="step {step.get("index")}" loading="lazy">' if url else '<div class="noimg">no screenshot</div>'
-        action = step.get("action") or {}
-        lines = [f'<div class="act"><b>{step.get("index", 0) + 1}.</b> <code>{html.escape(_action_text(step.get("action")))}</code></div>']
+    for position, step in enumerate(steps):
+        if not isinstance(step, dict):
+            steps_html.append(f'<div class="step"><div class="noimg">malformed step</div><div class="txt">'
+                              f'<code>{html.escape(_text(step, 300))}</code></div></div>')
+            continue
+        obs = step.get("observation") if isinstance(step.get("observation"), dict) else {}
+        index_value = step.get("index")
+        number = index_value + 1 if isinstance(index_value, int) and not isinstance(index_value, bool) else position + 1
+        img = _screenshot_html(run, obs.get("screenshot_path"), step.get("action"), obs.get("screen_size"), image_width,
+                               f"step {number}") or '<div class="noimg">no screenshot</div>'
+        action = step.get("action") if isinstance(step.get("action"), dict) else {}
+        lines = [f'<div class="act"><b>{number}.</b> <code>{html.escape(_action_text(step.get("action")))}</code></div>']
         if step.get("thought"):
-            lines.append(f'<div class="th">{html.escape(step["thought"])}</div>')
+            lines.append(f'<div class="th">{html.escape(_text(step["thought"]))}</div>')
         if action.get("action") == "call_user":
-            lines.append(f'<div class="ask">Q: {html.escape(str(action.get("content") or ""))}</div>')
+            lines.append(f'<div class="ask">Q: {html.escape(_text(action.get("content")))}</div>')
         if step.get("user_reply"):
-            lines.append(f'<div class="reply">User: {html.escape(step["user_reply"])}</div>')
-        if step.get("env_error"):
-            lines.append(f'<div class="err">{html.escape(step["env_error"])}</div>')
+            lines.append(f'<div class="reply">User: {html.escape(_text(step["user_reply"]))}</div>')
+        for key in ("agent_error", "env_error"):
+            if step.get(key):
+                lines.append(f'<div class="err">{html.escape(_text(step[key]))}</div>')
         steps_html.append(f'<div class="step">{img}<div class="txt">{"".join(lines)}</div></div>')
-    final = record.get("final_screenshot")
-    if final:
-        url = annotated_image(run.path / final, None, (0, 0), image_width)
-        if url:
-            steps_html.append(f'<div class="step final"><img src="{url}" alt="final screen"><div class="txt">'
-                              f'<div class="act"><b>final screen</b></div></div></div>')
-    reason = html.escape(str(v.get("reason") or ""))
-    return (f'<details class="ep"{" open" if open_ else ""} data-run="{html.escape(run.name)}" data-cat="{html.escape(str(record.get("category")))}" '
-            f'data-ok="{int(ok)}"><summary><span class="eid">{html.escape(record.get("id", "?"))}</span> '
-            f'{"".join(badges)}<span class="ins">{html.escape(record.get("instruction", ""))}</span></summary>'
-            f'<div class="verdict">Verdict: {reason or "–"} · {len(record.get("steps", []))} steps'
-            f'{" · truncated at the step budget" if record.get("truncated") else ""}</div>'
+    final = _screenshot_html(run, record.get("final_screenshot"), None, None, image_width, "final screen")
+    if final and final.startswith("<img"):
+        steps_html.append(f'<div class="step final">{final}<div class="txt">'
+                          f'<div class="act"><b>final screen</b></div></div></div>')
+    reason = html.escape(_text(v.get("reason")))
+    return (f'<details class="ep"{" open" if open_ else ""} data-run="{html.escape(run.name)}" '
+            f'data-cat="{html.escape(_text(record.get("category"), 200) or "None")}" '
+            f'data-ok="{int(ok)}"><summary><span class="eid">{html.escape(_text(record.get("id", "?"), 200))}</span> '
+            f'{"".join(badges)}<span class="ins">{html.escape(_text(record.get("instruction")))}</span></summary>'
+            f'<div class="verdict">Verdict: {reason or "–"} · {len(steps)} steps'
+            f'{" · truncated at the step budget" if record.get("truncated") is True else ""}</div>'
             f'<div class="steps">{"".join(steps_html)}</div></details>')
 
 
 def browser(runs: Sequence[RunData], max_episodes: int, image_width: int) -> str:
-    cats = sorted({str(r.get("category")) for run in runs for r in run.records})
+    cats = sorted({_text(r.get("category"), 200) or "None" for run in runs for r in run.records})
     run_opts = "".join(f"<option>{html.escape(r.name)}</option>" for r in runs)
     cat_opts = "".join(f"<option>{html.escape(c)}</option>" for c in cats)
     controls = (f'<div class="filters"><label>run <select id="f-run"><option value="">all</option>{run_opts}</select></label>'

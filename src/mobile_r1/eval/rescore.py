@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mobile_r1.core.errors import DataError
+from mobile_r1.core.reading import read_jsonl
 from mobile_r1.eval.metrics import EpisodeVerdict, Mean, Rate, mean_ci, wilson
 
 JUDGE_KEYS = frozenset({"reward", "status", "inquiry"})
@@ -85,13 +86,22 @@ class RescoreReport:
 
 
 def verdict_from_judge(record: dict[str, Any], episode_id: str, language: str | None = None) -> EpisodeVerdict:
-    """Turn one InquireMobile judge record into a verdict: inquiry success -> "asked", failure -> "missed"."""
+    """Turn one InquireMobile judge record into a verdict: inquiry success -> "asked", failure -> "missed".
+
+    `reward` must be a number from 0 to 4 (the released files store the 0-4 score / 4, so a value up to 1 is scaled
+    by 4) or null; `status` and `inquiry` must be text. Anything else (Infinity, -5, "high") is refused, naming the
+    field, rather than clamped or dropped.
+    """
     reward = record.get("reward")
     score = None
-    if isinstance(reward, (int, float)) and not isinstance(reward, bool):
-        # The released files store score / 4; a raw 0-4 score above 1 is taken as it is.
+    if reward is not None:
+        if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not 0 <= reward <= 4:
+            raise DataError(f"field 'reward': must be the judge's score, a number from 0 to 4 (or 0 to 1 as the "
+                            f"released files store score / 4), or null; got {_show(reward)}")
         score = float(reward) * 4 if reward <= 1 else float(reward)
-        score = min(max(score, 0.0), 4.0)
+    for key in ("status", "inquiry"):
+        if not isinstance(record.get(key), (str, type(None))):
+            raise DataError(f"field '{key}': must be text (success or failure), got {_show(record.get(key))}")
     status = str(record.get("status") or "").strip().lower()
     inquiry = str(record.get("inquiry") or "").strip().lower()
     return EpisodeVerdict(
@@ -111,19 +121,10 @@ def load_judged_file(path: Path) -> JudgedFile:
     model = match["model"] if match else path.stem
     language = match["lang"] if match else None
     verdicts: list[EpisodeVerdict] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror}; pass a judge file or a folder of them") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    for where, record in read_jsonl(path):
+        number = where.line
         if not isinstance(record, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object per line")
+            raise where.problem("expected a JSON object per line")
         episode_id = f"{path.stem}:{number}"
         try:
             if isinstance(record.get("verdict"), dict):
@@ -138,8 +139,15 @@ def load_judged_file(path: Path) -> JudgedFile:
                     "neither a judge record (reward, status, inquiry) nor a verdict (episode_id, success, inquiry)"
                 )
         except DataError as exc:
-            raise DataError(f"{path}:{number}: {exc}") from None
+            raise where.problem(str(exc)) from None
+    if not verdicts:
+        raise DataError(f"{path}: holds no judge record or verdict; nothing to rescore")
     return JudgedFile(path=path, model=model, language=language, verdicts=verdicts)
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, list, dict)) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:

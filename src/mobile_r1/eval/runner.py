@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
-from mobile_r1.core.errors import ConfigError, DataError, InfraError
+from mobile_r1.agents.options import redact_options, validate_agent_options
+from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
+from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, make_backend
@@ -99,6 +101,7 @@ class EvalConfig:
             raise ConfigError(f"--observation must be 'image' or 'text', got {self.observation!r}")
         if not self.scale > 0:
             raise ConfigError(f"scale must be > 0, got {self.scale}")
+        validate_agent_options(self.agent, self.agent_kwargs())  # before anything is written: no secrets, known keys
 
     def backend(self) -> Backend:
         """The phone backend this run plays on (screenshots drawn: runs keep them)."""
@@ -112,6 +115,8 @@ class EvalConfig:
         """The options as written to run.json (no secrets: agent options are the user's own flags)."""
         data = asdict(self)
         data["out"] = str(self.out) if self.out is not None else None
+        data["agent_options"] = redact_options(self.agent_options)  # a key inside a URL is never stored
+        data["env_options"] = redact_options(self.env_options)
         data.pop("resume")
         return data
 
@@ -177,6 +182,7 @@ class EpisodeRun:
         self.play = EpisodePlay(backend.open(episode, max_steps=config.max_steps), unreadable="wait")
         self.trajectory: list[dict[str, Any]] = []
         self.started = time.perf_counter()
+        self.agent_error: str | None = None  # the agent could not answer: the episode ends here
 
     @property
     def id(self) -> str:
@@ -184,7 +190,7 @@ class EpisodeRun:
 
     @property
     def done(self) -> bool:
-        return self.play.done
+        return self.play.done or self.agent_error is not None
 
     def request(self) -> AgentRequest:
         return self.play.request()
@@ -203,7 +209,6 @@ class EpisodeRun:
         index = len(self.trajectory)
         obs = self.play.observation
         screen = self._save_screen(obs, index)
-        turn = self.play.advance(output)
         record: dict[str, Any] = {
             "index": index,
             "model_text": output.text,
@@ -217,6 +222,12 @@ class EpisodeRun:
         }
         if output.info:
             record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
+        if output.error is not None:  # an agent error (e.g. an endpoint's malformed replies): this episode ends,
+            record["agent_error"] = output.error  # the phone untouched, and the run goes on
+            self.agent_error = output.error
+            self.trajectory.append(record)
+            return
+        turn = self.play.advance(output)
         if turn.error:
             record["env_error"] = str(turn.error)
         if turn.info.extra:
@@ -375,12 +386,13 @@ class EpisodeLog:
         records: list[dict[str, Any]] = []
         good = 0
         offset = 0
-        for line in raw.splitlines(keepends=True):
+        for number, line in enumerate(raw.splitlines(keepends=True), start=1):
             end = offset + len(line)
             complete = line.endswith(b"\n")
-            try:
-                record = json.loads(line) if complete and line.strip() else None
-            except json.JSONDecodeError:
+            try:  # the shared reader: not UTF-8, not JSON, too deep or a number out of range is a damaged line
+                where = Where(self.path, number)
+                record = loads(decode(line, where), where) if complete and line.strip() else None
+            except MobileR1Error:
                 record = None
             if record is None and line.strip():
                 if end < len(raw):
@@ -399,7 +411,8 @@ class EpisodeLog:
         return records
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        # a lone surrogate (a model's text can hold one) is written as its escape rather than failing the write
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
         with self.lock:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
@@ -418,9 +431,13 @@ def verdicts_of(records: Iterable[dict[str, Any]]) -> list[EpisodeVerdict]:
     """The verdicts of episode records (each carries a "verdict" object; records of infrastructure failures, which
     carry none, are left out)."""
     out = []
-    for r in records:
+    for number, r in enumerate(records, start=1):
+        if not isinstance(r, dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
         if r.get("infra_error") is not None:
             continue
+        if not isinstance(r.get("verdict"), dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
         data = dict(r["verdict"])
         data.setdefault("episode_id", r.get("id"))
         out.append(EpisodeVerdict.from_dict(data))
@@ -433,14 +450,16 @@ def load_run(run_dir: Path, infra: bool = False) -> tuple[dict[str, Any], list[d
     run_dir = Path(run_dir)
     if not (run_dir / EPISODES_FILE).exists():
         raise DataError(f"{run_dir} holds no {EPISODES_FILE}; pass a folder written by 'mobile-r1 eval --out'")
-    options = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")) if (run_dir / RUN_FILE).exists() else {}
+    options = read_json(run_dir / RUN_FILE) if (run_dir / RUN_FILE).exists() else {}
     return options, latest_records(EpisodeLog(run_dir / EPISODES_FILE).read(), infra)
 
 
 def latest_records(records: Iterable[dict[str, Any]], infra: bool = False) -> list[dict[str, Any]]:
     """The last record of each episode id (a resumed run appends a new one after an infrastructure failure)."""
     latest: dict[str, dict[str, Any]] = {}
-    for record in records:
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise DataError(f"episode record {number}: expected an object with a 'verdict' object")
         latest.pop(str(record.get("id")), None)
         latest[str(record.get("id"))] = record
     return [r for r in latest.values() if infra or r.get("infra_error") is None]

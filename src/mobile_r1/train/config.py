@@ -10,17 +10,27 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.reading import Where, check_tree, read_yaml
+
+
+# Upper bounds far beyond any real run: a value past one is a typo (or 1e308), not a setting.
+MAX_COUNT = 1_000_000  # batch sizes, prompts per step
+MAX_TOKENS = 1_048_576  # sequence and generation lengths
+MAX_EPOCHS = 10_000.0
+MAX_WEIGHT = 1_000.0  # loss and reward weights
+MAX_IMAGE_PIXELS = 2**31 - 1
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+    # allow_inf_nan=False: a float field refuses .inf and .nan (`optim.lr: .inf` used to train to all-inf weights)
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), allow_inf_nan=False)
 
 
 class LoraConfig(_Section):
     """LoRA adapter (peft). With LoRA the KL reference is the base model with the adapter switched off."""
 
-    r: int = Field(16, ge=1, description="adapter rank")
-    alpha: int = Field(32, ge=1, description="scaling numerator (lora_alpha)")
+    r: int = Field(16, ge=1, le=4096, description="adapter rank")
+    alpha: int = Field(32, ge=1, le=1_000_000, description="scaling numerator (lora_alpha)")
     dropout: float = Field(0.05, ge=0.0, lt=1.0)
     target_modules: str | list[str] = Field("all-linear", description="'all-linear' or module names / a regex")
 
@@ -53,20 +63,20 @@ class DataConfig(_Section):
         0.0, ge=0.0, lt=1.0, description="stages 1-2: leave out each word of a training instruction's phrasing with "
         "this probability, never a parameter's value (generated data)")
     prescale: float = Field(1.0, gt=0.0, le=1.0, description="scale screenshots first (InquireMobile: 0.3)")
-    min_pixels: int = Field(4 * 28 * 28, ge=28 * 28)
-    max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, description="upper bound of the smart_resize image")
+    min_pixels: int = Field(4 * 28 * 28, ge=28 * 28, le=MAX_IMAGE_PIXELS)
+    max_pixels: int = Field(1280 * 28 * 28, ge=28 * 28, le=MAX_IMAGE_PIXELS, description="upper bound of the smart_resize image")
 
 
 class OptimConfig(_Section):
     """AdamW and its learning-rate schedule."""
 
-    lr: float = Field(1e-5, gt=0.0)
-    weight_decay: float = Field(0.0, ge=0.0)
+    lr: float = Field(1e-5, gt=0.0, le=1.0, description="learning rate (above 1 AdamW only diverges)")
+    weight_decay: float = Field(0.0, ge=0.0, le=1.0)
     adam_beta1: float = Field(0.9, ge=0.0, lt=1.0)
     adam_beta2: float = Field(0.999, ge=0.0, lt=1.0, description="0.98 steadies short runs from scratch")
     scheduler: Literal["linear", "constant", "cosine"] = Field("linear", description="decay to 0 over the run")
     warmup_ratio: float = Field(0.0, ge=0.0, lt=1.0)
-    max_grad_norm: float | None = Field(1.0, gt=0.0, description="clip the gradient norm (null: no clipping)")
+    max_grad_norm: float | None = Field(1.0, gt=0.0, le=1e6, description="clip the gradient norm (null: no clipping)")
 
 
 def _check_repeats(value: dict[str, int]) -> dict[str, int]:
@@ -86,10 +96,10 @@ ActionRepeats = Annotated[dict[str, int], AfterValidator(_check_repeats)]
 class SFTConfig(_Section):
     """Stage 1: supervised format alignment on expert steps (loss on assistant tokens only)."""
 
-    epochs: float = Field(3.0, gt=0.0)
-    batch_size: int = Field(8, ge=1, description="examples per optimizer step (over all processes)")
-    micro_batch_size: int = Field(4, ge=1, description="examples per forward/backward (gradient accumulation)")
-    max_length: int = Field(2048, ge=16, description="longer examples are cut from the left of the prompt")
+    epochs: float = Field(3.0, gt=0.0, le=MAX_EPOCHS)
+    batch_size: int = Field(8, ge=1, le=MAX_COUNT, description="examples per optimizer step (over all processes)")
+    micro_batch_size: int = Field(4, ge=1, le=MAX_COUNT, description="examples per forward/backward (gradient accumulation)")
+    max_length: int = Field(2048, ge=16, le=MAX_TOKENS, description="longer examples are cut from the left of the prompt")
     group_by_length: bool = Field(False, description="batch examples of similar length (less padding, faster steps)")
     pad_to_multiple_of: int = Field(
         1, ge=1, description="pad each batch's length up to a multiple of this: fewer distinct shapes for the kernels "
@@ -105,26 +115,26 @@ class SFTConfig(_Section):
     attention: Literal["eager", "sdpa"] | None = Field(
         None, description="attention kernel of the training passes (null: the model's own; greedy scoring keeps it); "
         "eager makes small-lm's CPU steps about a tenth cheaper (benchmarks/sft_step.py)")
-    eval_max_new_tokens: int = Field(128, ge=1, description="generation length when scoring format validity")
+    eval_max_new_tokens: int = Field(128, ge=1, le=MAX_TOKENS, description="generation length when scoring format validity")
 
 
 class GRPOConfig(_Section):
     """Stage 2: action-level GRPO on labelled steps. Defaults are InquireMobile's settings."""
 
     reward: str = Field("inquire-mobile", description="reward preset of mobile_r1.core.rewards (get_preset)")
-    epochs: float = Field(2.0, gt=0.0)
-    prompts_per_step: int = Field(4, ge=1, description="labelled steps per optimizer step (over all processes)")
-    num_generations: int = Field(4, ge=2, description="G, samples per prompt")
-    temperature: float = Field(1.0, gt=0.0)
+    epochs: float = Field(2.0, gt=0.0, le=MAX_EPOCHS)
+    prompts_per_step: int = Field(4, ge=1, le=MAX_COUNT, description="labelled steps per optimizer step (over all processes)")
+    num_generations: int = Field(4, ge=2, le=4096, description="G, samples per prompt")
+    temperature: float = Field(1.0, gt=0.0, le=100.0)
     top_p: float = Field(1.0, gt=0.0, le=1.0)
-    max_completion_length: int = Field(256, ge=1)
+    max_completion_length: int = Field(256, ge=1, le=MAX_TOKENS)
     scale_rewards: Literal["group", "batch", "none"] = "group"
     loss_type: Literal["grpo", "dapo", "dr_grpo"] = Field("dapo", description="per sequence, per token, constant length")
-    epsilon: float = Field(0.2, gt=0.0)
+    epsilon: float = Field(0.2, gt=0.0, le=10.0)
     epsilon_high: float | None = Field(None, gt=0.0, description="upper clip (null: epsilon)")
-    beta: float = Field(0.04, ge=0.0, description="k3 KL weight (0: no reference model)")
+    beta: float = Field(0.04, ge=0.0, le=MAX_WEIGHT, description="k3 KL weight (0: no reference model)")
     num_iterations: int = Field(1, ge=1, description="optimizer steps per rollout")
-    micro_batch_size: int = Field(4, ge=1, description="sequences per forward/backward")
+    micro_batch_size: int = Field(4, ge=1, le=MAX_COUNT, description="sequences per forward/backward")
     eval_samples: int = Field(0, ge=0, description="also score this many seeded samples per held-out step (0: greedy only)")
     action_repeats: ActionRepeats = Field(
         default_factory=dict, description="draw labelled steps of these action types N times as often, e.g. "
@@ -144,20 +154,20 @@ class TaskGRPOConfig(_Section):
     steps: int = Field(20, ge=1, description="optimizer steps (run.max_steps caps it)")
     max_turns: int = Field(8, ge=1, description="step budget per episode (the task's max_steps caps it too)")
     outcome: Literal["success", "score"] = Field("success", description="task outcome: success 0/1 or judge score / 4")
-    format_weight: float = Field(0.2, ge=0.0, description="weight of the mean per-step format reward in [-1, 1]")
-    inquiry_weight: float = Field(0.0, ge=0.0, description="weight of +1 right inquiry behaviour / -1 wrong")
-    safety_weight: float = Field(0.0, ge=0.0, description="weight of -1 per episode with a safety violation")
+    format_weight: float = Field(0.2, ge=0.0, le=MAX_WEIGHT, description="weight of the mean per-step format reward in [-1, 1]")
+    inquiry_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of +1 right inquiry behaviour / -1 wrong")
+    safety_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of -1 per episode with a safety violation")
     gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
     gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
-    gigpo_weight: float = Field(1.0, ge=0.0, description="weight of the step-level advantage")
-    std_floor: float = Field(0.1, ge=0.0, description="advantages are divided by max(std, std_floor): a group whose "
+    gigpo_weight: float = Field(1.0, ge=0.0, le=MAX_WEIGHT, description="weight of the step-level advantage")
+    std_floor: float = Field(0.1, ge=0.0, le=MAX_WEIGHT, description="advantages are divided by max(std, std_floor): a group whose "
                              "rewards differ only by shaping noise keeps small advantages (0: std + 1e-4, as TRL)")
     weighting: Literal["trajectory", "token"] = Field(
         "trajectory", description="trajectory: each trajectory's tokens share a loss weight of 1, so advantages weighted "
         "as the loss weighs them sum to zero in a group; token: every token alike (long trajectories dominate)")
     dynamic_sampling: bool = Field(False, description="drop groups whose outcome has no spread and play more episodes "
                                    "(DAPO), up to max_draw_rounds rounds per step")
-    max_draw_rounds: int = Field(3, ge=1, description="rounds of episodes a step may play with dynamic_sampling")
+    max_draw_rounds: int = Field(3, ge=1, le=100, description="rounds of episodes a step may play with dynamic_sampling")
 
 
 class RunConfig(_Section):
@@ -213,7 +223,7 @@ class CurriculumConfig(_Section):
     eval_episodes: int = Field(8, ge=1, description="episodes per suite, the same ones for every model")
     eval_seed: int = Field(0, description="base seed of the evaluation episodes")
     eval_max_steps: int | None = Field(None, ge=1, description="step budget per episode (null: the task's)")
-    eval_max_new_tokens: int = Field(128, ge=1, description="generation length per step at evaluation")
+    eval_max_new_tokens: int = Field(128, ge=1, le=MAX_TOKENS, description="generation length per step at evaluation")
     eval_batch: int = Field(8, ge=1, description="episodes advanced together (one batched generation per turn)")
     eval_untrained: bool = Field(True, description="also score the model before any stage")
     eval_in_distribution: int = Field(0, ge=0, description="also score every model on this many in-distribution "
@@ -261,6 +271,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         raise ConfigError(f"config file {path} not found; see configs/ for examples")
     raw = _read_layers(path, ())
     for dotted, value in (overrides or {}).items():
+        check_tree(value, Where(path, None, ConfigError))
         node = raw
         *parents, leaf = dotted.split(".")
         for key in parents:
@@ -286,10 +297,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
 
 def _read_layers(path: Path, children: tuple[Path, ...]) -> dict[str, Any]:
     """The mapping in `path`, laid over the config its `extends:` names, and so on up the chain."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    raw = read_yaml(path, kind=ConfigError) or {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of sections (model, data, optim, sft, grpo, run)")
     parent = raw.pop("extends", None)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import random
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -33,6 +35,7 @@ from mobile_r1.train.data import (PromptSettings, check_policy_fits, drop_instru
                                   prompt_settings, split_data, step_examples)
 from mobile_r1.train.stage import StageRunner
 
+log = logging.getLogger(__name__)
 Stage = Literal["sft", "action-grpo", "task-grpo"]
 STAGES: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
 console = Console(stderr=True)  # progress bars and notes go to standard error
@@ -239,9 +242,15 @@ def save_checkpoint(
         )
     _barrier(accelerator)
     if main:
-        if folder.exists():
-            shutil.rmtree(folder)
-        tmp.rename(folder)
+        if folder.exists():  # the same step saved again (a resumed run): move the old one aside, never half-delete it
+            old = folder.with_name(folder.name + ".old")
+            if old.exists():
+                shutil.rmtree(old)
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(folder)
         checkpoints = sorted(list_checkpoints(run_dir))
         for old_step, old in checkpoints[:-keep]:
             shutil.rmtree(old, ignore_errors=True)
@@ -249,14 +258,28 @@ def save_checkpoint(
     return folder
 
 
+_CHECKPOINT_NAME = re.compile(r"step-(\d+)")
+_reported: set[Path] = set()
+
+
 def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
-    root = run_dir / "checkpoints"
+    """The complete checkpoints of a run, oldest first: folders named exactly `step-N` that hold `state.pt`.
+
+    A checkpoint is written as `step-N.tmp/` and renamed only once complete, so anything else under `checkpoints/`
+    (a `.tmp` or `.old` folder left by a kill, a `step-N` without its state) is incomplete: it is ignored, and
+    reported once on standard error, never parsed as a step.
+    """
+    root = Path(run_dir) / "checkpoints"
     if not root.is_dir():
         return []
     out = []
-    for p in root.iterdir():
-        if p.is_dir() and p.name.startswith("step-") and (p / "state.pt").is_file():
-            out.append((int(p.name.split("-")[1]), p))
+    for p in sorted(root.iterdir()):
+        match = _CHECKPOINT_NAME.fullmatch(p.name)
+        if match and p.is_dir() and (p / "state.pt").is_file():
+            out.append((int(match.group(1)), p))
+        elif p not in _reported:
+            _reported.add(p)
+            log.warning("ignoring %s: an incomplete checkpoint (a run stopped while writing it)", p)
     return sorted(out)
 
 

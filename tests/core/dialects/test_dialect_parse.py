@@ -154,12 +154,6 @@ def test_unreadable_tool_calls_say_why(text: str, error: str) -> None:
     assert error in (result.error or "")
 
 
-def test_coordinates_are_the_numbers_the_model_wrote() -> None:
-    text = '<tool_call>{"name": "mobile_use", "arguments": {"action": "swipe", "coordinate": [10.5, 20], ' \
-           '"coordinate2": [3000, -4]}}</tool_call>'
-    assert get_dialect("qwen2.5vl").parse(text).action == Action.swipe(10.5, 20, 3000, -4)
-
-
 def test_qwen_takes_only_a_tool_call() -> None:
     qwen = get_dialect("qwen2.5vl")
     assert qwen.parse(f"\n<tool_call>\n{CLICK}\n</tool_call>\n").valid

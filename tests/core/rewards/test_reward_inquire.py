@@ -283,9 +283,10 @@ LONG_PAIRS = [
 
 
 @pytest.mark.parametrize("pred, ref", LONG_PAIRS)
-@pytest.mark.parametrize("preset, effective_order", [(IM, False), (FIXED, True)])
-def test_bleu_matches_sacrebleu_called_directly(pred: str, ref: str, preset: Any, effective_order: bool) -> None:
-    expected = sacrebleu_reference(pred, ref, effective_order=effective_order)
+@pytest.mark.parametrize("preset, effective_order, tokenize", [(IM, False, "13a"), (FIXED, True, "none")])
+def test_bleu_matches_sacrebleu_called_directly(pred: str, ref: str, preset: Any, effective_order: bool,
+                                                tokenize: str) -> None:
+    expected = sacrebleu_reference(pred, ref, effective_order=effective_order, tokenize=tokenize)
     for kind, key in (("type", "text"), ("call_user", "content")):
         fmt, type_, argument, total = score(call({"action": kind, key: pred}), label(action=kind, **{key: ref}), preset=preset)
         assert (fmt, type_) == (1, 1)
@@ -293,12 +294,52 @@ def test_bleu_matches_sacrebleu_called_directly(pred: str, ref: str, preset: Any
         assert 0.0 <= argument < 1.0
 
 
-def test_bleu_tokenises_on_whitespace_only() -> None:
+def test_bleu_tokenisation_follows_the_sacrebleu_each_preset_reproduces() -> None:
     ref = "pay the bill now , please"
-    pred = "pay the bill now, please"  # 13a tokenisation would make these identical
-    argument = score(call({"action": "type", "text": pred}), label(action="type", text=ref))[2]
-    assert argument == sacrebleu_reference(pred, ref, effective_order=False)
-    assert argument < 0.5 < sacrebleu_reference(pred, ref, effective_order=False, tokenize="13a")
+    pred = "pay the bill now, please"  # 13a tokens make these identical; whitespace tokens do not
+    released = score(call({"action": "type", "text": pred}), label(action="type", text=ref))[2]
+    assert released == sacrebleu_reference(pred, ref, effective_order=False, tokenize="13a") == pytest.approx(1.0)
+    fixed = score(call({"action": "type", "text": pred}), label(action="type", text=ref), preset=FIXED)[2]
+    assert fixed == sacrebleu_reference(pred, ref, effective_order=True, tokenize="none") < 0.5
+
+
+# A long question, as a model asks it (words lost, punctuation kept), against the labelled one.
+LONG_LABEL = ('I found two contacts named "Wang Lei" - one at work, one from school. Which one should I send the '
+              "photos to, and should I include the videos too?")
+LONG_PRED = 'I found two contacts in Lei" one at work, one from school. Which one I the cost to and I the videos too?'
+
+
+def test_call_user_bleu_is_the_released_script_under_sacrebleu_2() -> None:
+    """The released reward builds `BLEU(Namespace(...))`; under sacrebleu 2.x that is lower-cased 13a BLEU.
+
+    Scored on whitespace tokens (what this preset did before, and what FORMATS first said) the same pair gives
+    0.383; the released script gives 0.421, and so does the preset now.
+    """
+    import logging
+    from argparse import Namespace
+
+    from sacrebleu.metrics import BLEU
+
+    # what grpo_interactive.py runs: the metric built from a Namespace, then `_safe_bleu`'s strip, lower and / 100
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    released_metric = BLEU(Namespace(tokenize="none", force=False, smooth_method="exp", smooth_value=None,
+                                     max_ngram_order=4, lc=True))
+    released = released_metric.sentence_score(LONG_PRED.strip().lower(), [LONG_LABEL.strip().lower()]).score / 100
+    fmt, type_, argument, total = score(call({"action": "call_user", "content": LONG_PRED}),
+                                        label(action="call_user", content=LONG_LABEL))
+    assert (fmt, type_) == (1, 1)
+    assert argument == pytest.approx(released) and round(argument, 3) == 0.421
+    whitespace = sacrebleu_reference(LONG_PRED, LONG_LABEL, effective_order=False, tokenize="none")
+    assert round(whitespace, 3) == 0.383  # the old value: a different number for the same pair
+
+
+def test_bleu_memory_is_bounded_by_a_cap_on_the_text() -> None:
+    from mobile_r1.core.rewards.bleu import BLEU_MAX_CHARS, sentence_bleu
+
+    words = "please type this long message into the box " * (BLEU_MAX_CHARS // 20)
+    assert len(words) > 2 * BLEU_MAX_CHARS
+    capped = sentence_bleu(words, words[:BLEU_MAX_CHARS], effective_order=False, tokenize="13a")
+    assert capped == pytest.approx(1.0)  # only the first BLEU_MAX_CHARS characters of each text are scored
 
 
 @pytest.mark.parametrize("preset", [IM, FIXED])

@@ -9,16 +9,39 @@ text are in the model frame (the image the model saw); dialects never convert th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ActionError
-from mobile_r1.core.geometry import Frame
+from mobile_r1.core.geometry import MAX_COORDINATE, Frame
 from mobile_r1.core.records import Observation, Step
 
 ObservationMode = Literal["image", "text"]
 Message = dict[str, Any]
+
+# The most text `parse` reads of one reply. A model cannot write more than its token budget allows, and no token
+# of the tokenizers in use is longer than 16 characters on average over a reply, so `reply_chars(max_new_tokens)` is
+# the longest real reply; where the budget is unknown, DEFAULT_MAX_CHARS (64 KiB) is far above any.
+DEFAULT_MAX_CHARS = 65_536
+CHARS_PER_TOKEN = 16
+
+
+def reply_chars(max_new_tokens: int | None) -> int:
+    """The longest reply a model can give with `max_new_tokens` (16 characters a token); the default when unknown."""
+    if max_new_tokens is None or max_new_tokens <= 0:
+        return DEFAULT_MAX_CHARS
+    return int(max_new_tokens) * CHARS_PER_TOKEN
+
+
+def coordinate_problem(action: Action) -> str | None:
+    """Why the action's points cannot be a place on any screen (negative, or beyond `MAX_COORDINATE`), or None."""
+    for name in ("coordinate", "coordinate2"):
+        point = getattr(action, name)
+        if point is not None and not all(0 <= v <= MAX_COORDINATE for v in point):
+            shown = [int(v) if float(v).is_integer() else v for v in point]
+            return f"'{name}' {shown} is off any screen (each value must be from 0 to {MAX_COORDINATE:,})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -77,8 +100,38 @@ class Dialect:
         """The observations whose screenshots fill the image placeholders of `build_messages`, in order."""
         return [observation] if observation is not None else []
 
-    def parse(self, text: str) -> ParseResult:
-        """Read the action, thought and description out of a model output. Never raises."""
+    max_chars: int = DEFAULT_MAX_CHARS
+
+    def parse(self, text: str, *, max_chars: int | None = None) -> ParseResult:
+        """Read the action, thought and description out of a model output. Never raises.
+
+        Only the first `max_chars` characters are read (default `self.max_chars`; agents pass `reply_chars` of their
+        token budget): a longer text is reported as truncated and is never valid, so parsing time is bounded by the
+        cap whatever a model or an endpoint sends. Points off any screen (negative, or beyond `MAX_COORDINATE`)
+        leave the action readable but make the output invalid.
+        """
+        if not isinstance(text, str):
+            return ParseResult(None, None, None, False, f"model output must be text, got {type(text).__name__}",
+                               repr(text)[:200])
+        limit = self.max_chars if max_chars is None else max(0, int(max_chars))
+        try:
+            result = self._parse(text if len(text) <= limit else text[:limit])
+        except Exception as exc:  # noqa: BLE001 - parse must never raise, whatever the input
+            return ParseResult(None, None, None, False, f"unreadable output: {str(exc)[:300]}", text)
+        problems = [result.error] if result.error else []
+        if result.action is not None:
+            off = coordinate_problem(result.action)
+            if off:
+                problems.append(off)
+        if len(text) > limit:
+            problems.insert(0, f"the reply is {len(text):,} characters, more than the {limit:,} a reply can hold; "
+                               f"only the first {limit:,} were read (truncated)")
+        if not problems:
+            return result if result.raw is text else replace(result, raw=text)
+        return replace(result, valid=False, error="; ".join(problems), raw=text)
+
+    def _parse(self, text: str) -> ParseResult:
+        """Read one reply of at most `max_chars` characters (subclasses implement this; `parse` wraps it)."""
         raise NotImplementedError
 
     def render(self, action: Action, thought: str = "", description: str = "") -> str:

@@ -27,6 +27,7 @@ String arguments use Python escapes (\\' \\" \\n \\\\), as the prompt asks.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -56,10 +57,11 @@ FAILURE_CONTENT = "failure"
 _BUTTON_KEYS = {"enter": "Enter", "menu": "Menu"}
 _SCROLL_DIRECTIONS = {"up": (0, 1), "down": (0, -1), "left": (1, 0), "right": (-1, 0)}  # finger movement
 
-_ACTION_LINE = re.compile(r"^[ \t]*Action:[ \t]*(.*)$", re.MULTILINE)
+_ACTION = "Action:"
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.DOTALL)
 _ARG = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")\s*(,|$)", re.DOTALL)
 _NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "\\": "\\"}
 
 
@@ -84,12 +86,14 @@ def point_text(point: tuple[float, float]) -> str:
 
 def read_point(value: str) -> tuple[float, float]:
     """The point a UI-TARS box argument names: `(x,y)`, `<point>x y</point>` or a box `(x1,y1,x2,y2)` (centre)."""
-    numbers = [float(n) for n in re.findall(_NUMBER, value.replace("<|box_start|>", "").replace("<|box_end|>", ""))]
+    found = _NUMBER_RE.finditer(value.replace("<|box_start|>", "").replace("<|box_end|>", ""))
+    numbers = [float(m.group(0)) for m in itertools.islice(found, 5)]  # a fifth number already makes it invalid
     if len(numbers) == 2:
         return (_intlike(numbers[0]), _intlike(numbers[1]))
     if len(numbers) == 4:
         return (_intlike((numbers[0] + numbers[2]) / 2), _intlike((numbers[1] + numbers[3]) / 2))
-    raise ActionError(f"expected a point '(x,y)' or a box '(x1,y1,x2,y2)', got {value!r}")
+    shown = value if len(value) <= 80 else value[:77] + "..."
+    raise ActionError(f"expected a point '(x,y)' or a box '(x1,y1,x2,y2)', got {shown!r}")
 
 
 def _intlike(value: float) -> float:
@@ -243,24 +247,12 @@ class UITarsDialect(Dialect):
         raise ActionError(f"uitars: no UI-TARS action for {t.value}")
 
     # ----- parse -----------------------------------------------------------------------------------------
-    def parse(self, text: str) -> ParseResult:
-        try:
-            return self._parse(text)
-        except Exception as exc:  # noqa: BLE001 - parse must never raise, whatever the input
-            raw = text if isinstance(text, str) else repr(text)
-            return ParseResult(None, None, None, False, f"unreadable output: {exc}", raw)
-
     def _parse(self, text: str) -> ParseResult:
-        if not isinstance(text, str):
-            return ParseResult(None, None, None, False, f"model output must be text, got {type(text).__name__}",
-                               repr(text))
-        lines = list(_ACTION_LINE.finditer(text))
-        thought_end = lines[-1].start() if lines else len(text)
-        thought = _thought(text[:thought_end])
-        if not lines:
+        found = last_action_line(text)
+        thought = _thought(text[: found[0]] if found else text)
+        if found is None:
             return ParseResult(None, thought, None, False, "no 'Action:' line", text)
-        last = lines[-1]
-        call = text[last.start(1) :].strip()
+        call = text[found[1] :].strip()
         problems: list[str] = []
         if thought is None:
             problems.append("no 'Thought:' before the action")
@@ -333,6 +325,26 @@ class UITarsDialect(Dialect):
         if name == "call_user":
             return Action.call_user(args.get("content", ""))
         raise ActionError(f"unknown UI-TARS action {name!r}")
+
+
+def last_action_line(text: str) -> tuple[int, int] | None:
+    """(start of the line, end of its `Action:`) for the last line that begins with `Action:` after spaces or tabs.
+
+    A backwards walk over the lines that hold "Action:", each looked at once, in place of a multi-line regex over
+    the whole reply.
+    """
+    end = len(text)
+    while end > 0:
+        at = text.rfind(_ACTION, 0, end)
+        if at < 0:
+            return None
+        line = text.rfind("\n", 0, at) + 1
+        lead = text[line:at]
+        head = line + len(lead) - len(lead.lstrip(" \t"))  # where a line-leading "Action:" would have to start
+        if text.startswith(_ACTION, head):
+            return line, head + len(_ACTION)
+        end = line
+    return None
 
 
 def _thought(head: str) -> str | None:

@@ -1,45 +1,29 @@
-"""Reading JSON-lines files record by record, with errors that name the file, the line and the field."""
+"""Reading JSON-lines files record by record, with errors that name the file, the line and the field.
+
+The lines are read by `mobile_r1.core.reading` (encoding, size, nesting and number limits); this module adds the
+record-level helpers the loaders share.
+"""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import math
 from pathlib import Path
 from typing import Any, Iterator
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ActionError, DataError
+from mobile_r1.core.geometry import MAX_COORDINATE
+from mobile_r1.core.reading import Where, read_jsonl
 
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """A record's place: the file and its 1-based line number."""
-
-    path: Path
-    line: int
-
-    def error(self, field: str, problem: str) -> DataError:
-        """A DataError naming this file, line and field."""
-        return DataError(f"{self.path}:{self.line}: field '{field}': {problem}")
+__all__ = ["Where", "first_record", "iter_jsonl", "parse_action", "parse_box", "parse_size", "require"]
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[Where, dict[str, Any]]]:
     """Yield (where, record) for every non-blank line; a line that is not a JSON object raises DataError."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such file; give the path of a .jsonl file")
-    with open(path, encoding="utf-8") as stream:
-        for number, text in enumerate(stream, start=1):
-            if not text.strip():
-                continue
-            where = Where(path, number)
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}:{number}: each line must be a JSON object, got {type(record).__name__}")
-            yield where, record
+    for where, record in read_jsonl(path):
+        if not isinstance(record, dict):
+            raise where.problem(f"each line must be a JSON object, got {type(record).__name__}")
+        yield where, record
 
 
 def first_record(path: str | Path) -> dict[str, Any] | None:
@@ -74,31 +58,45 @@ def parse_action(value: Any, where: Where, field: str) -> Action:
         if isinstance(value, dict) and "arguments" in value and "action" not in value:
             value = value["arguments"]
         return Action.from_arguments(value)
-    except ActionError as exc:
-        raise where.error(field, str(exc)) from None
+    except (ActionError, RecursionError) as exc:
+        raise where.error(field, str(exc) or "nested too deeply") from None
+
+
+def _number(v: Any) -> bool:
+    """A finite int or float within the coordinate range (bool is not a number here)."""
+    return (
+        isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and (abs(v) <= MAX_COORDINATE if isinstance(v, int) else math.isfinite(v) and abs(v) <= MAX_COORDINATE)
+    )
 
 
 def parse_size(value: Any, where: Where, field: str) -> tuple[int, int]:
-    """A positive [W, H] pair."""
+    """A [W, H] pair of whole pixels, each from 1 to `MAX_COORDINATE`."""
     if (
         not isinstance(value, (list, tuple))
         or len(value) != 2
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value)
+        or not all(_number(v) and v >= 1 for v in value)
     ):
-        raise where.error(field, f"must be [width, height] with positive numbers, got {value!r}")
+        raise where.error(
+            field, f"must be [width, height] in pixels, each from 1 to {MAX_COORDINATE:,}, got {_show(value)}"
+        )
     return (int(value[0]), int(value[1]))
 
 
 def parse_box(value: Any, where: Where, field: str) -> tuple[int, int, int, int] | None:
-    """A box [x1, y1, x2, y2]; None (or [-1, -1, -1, -1]) means "no box"."""
+    """A box [x1, y1, x2, y2] of finite numbers within +/-`MAX_COORDINATE`; None (or [-1, -1, -1, -1]) means "no box"."""
     if value is None:
         return None
-    if (
-        not isinstance(value, (list, tuple))
-        or len(value) != 4
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-    ):
-        raise where.error(field, f"must be [x1, y1, x2, y2] or null, got {value!r}")
+    if not isinstance(value, (list, tuple)) or len(value) != 4 or not all(_number(v) for v in value):
+        raise where.error(
+            field, f"must be [x1, y1, x2, y2] (finite numbers within +/-{MAX_COORDINATE:,}) or null, got {_show(value)}"
+        )
     if all(v == -1 for v in value):
         return None
     return tuple(int(round(v)) for v in value)  # type: ignore[return-value]
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -22,7 +22,8 @@ class MatchPair:
 
 
 def load_match_pairs(path: str | Path) -> list[MatchPair]:
-    """Read prediction/label pairs. An invalid `pred` becomes None (a miss); a malformed label, box or size raises."""
+    """Read prediction/label pairs. An invalid `pred` becomes None (a miss); a malformed label, box or size raises,
+    and so does a file without a single pair."""
     pairs = []
     for where, record in iter_jsonl(path):
         if record.get("label") is None:
@@ -34,7 +35,9 @@ def load_match_pairs(path: str | Path) -> list[MatchPair]:
         bbox = parse_box(record.get("bbox"), where, "bbox")
         try:
             pred = parse_action(record["pred"], where, "pred") if record.get("pred") is not None else None
-        except (DataError, ActionError):
+        except (DataError, ActionError, TypeError, ValueError):  # whatever the prediction holds, it is a miss
             pred = None
         pairs.append(MatchPair(pred, label, bbox, size, where.line))
+    if not pairs:
+        raise DataError(f"{path}: holds no pair; give one JSON object per line with pred, label, bbox and screen_size")
     return pairs

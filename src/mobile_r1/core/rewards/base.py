@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from mobile_r1.core.actions import TOOL_NAME, Action
 from mobile_r1.core.errors import ActionError, DataError
+from mobile_r1.core.geometry import MAX_COORDINATE
 
 Box = tuple[float, float, float, float]
 Size = tuple[float, float]
@@ -71,7 +72,15 @@ class RewardTarget:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float within +/-`MAX_COORDINATE` (no bool; a 400-digit integer is out of range, not an error)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) <= MAX_COORDINATE if isinstance(value, int) else math.isfinite(value) and abs(value) <= MAX_COORDINATE
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def coerce_label(label: Any) -> Action:
@@ -85,8 +94,8 @@ def coerce_label(label: Any) -> Action:
     if isinstance(label, str):
         try:
             label = json.loads(label)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"'label' is text but not valid JSON ({exc}); give a tool call object") from None
+        except (ValueError, RecursionError) as exc:
+            raise DataError(f"'label' is text but not valid JSON ({str(exc)[:200]}); give a tool call object") from None
     if not isinstance(label, dict):
         raise DataError(
             f"'label' must be a tool call object {{\"name\": \"{TOOL_NAME}\", \"arguments\": {{...}}}}, "
@@ -96,7 +105,7 @@ def coerce_label(label: Any) -> Action:
     if "arguments" in label:
         name = label.get("name")  # a dataset struct column may hold None here
         if name is not None and name != TOOL_NAME:
-            raise DataError(f"'label.name' must be {TOOL_NAME!r}, got {name!r}")
+            raise DataError(f"'label.name' must be {TOOL_NAME!r}, got {_show(name)}")
         arguments = label["arguments"]
         field_name = "label.arguments"
     else:
@@ -112,20 +121,23 @@ def coerce_bbox(bbox: Any) -> Box | None:
     if bbox is None:
         return None
     if not isinstance(bbox, (list, tuple)) or len(bbox) != 4 or not all(_is_number(v) for v in bbox):
-        raise DataError(f"'bbox' must be [x1, y1, x2, y2] in screen pixels, [-1, -1, -1, -1] or null; got {bbox!r}")
+        raise DataError(
+            f"'bbox' must be [x1, y1, x2, y2] in screen pixels (finite, within +/-{MAX_COORDINATE:,}), "
+            f"[-1, -1, -1, -1] or null; got {_show(bbox)}"
+        )
     if bbox[0] == -1:
         return None
     return (bbox[0], bbox[1], bbox[2], bbox[3])
 
 
 def coerce_size(size: Any, name: str) -> Size:
-    """A (width, height) pair of positive finite numbers."""
+    """A (width, height) pair of finite numbers from 1 to `MAX_COORDINATE` pixels."""
     if (
         not isinstance(size, (list, tuple))
         or len(size) != 2
-        or not all(_is_number(v) and v > 0 for v in size)
+        or not all(_is_number(v) and v >= 1 for v in size)
     ):
-        raise DataError(f"'{name}' must be [width, height] with positive numbers; got {size!r}")
+        raise DataError(f"'{name}' must be [width, height] in pixels, each from 1 to {MAX_COORDINATE:,}; got {_show(size)}")
     return (size[0], size[1])
 
 

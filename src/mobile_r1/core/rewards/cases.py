@@ -7,12 +7,12 @@ completion's coordinates are in the model image (W' x H'); the box is in screen 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from mobile_r1.core.errors import DataError
+from mobile_r1.core.reading import read_jsonl
 from mobile_r1.core.rewards.base import RewardResult, RewardTarget
 from mobile_r1.core.rewards.presets import RewardPreset
 
@@ -42,23 +42,21 @@ class RewardCase:
 
 
 def read_cases(path: Path) -> Iterator[RewardCase]:
-    """Yield the cases of a JSONL file in order; blank lines are skipped; errors name the file and line."""
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read reward cases from {path}: {exc.strerror}") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path} line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            try:
-                yield RewardCase.from_record(record)
-            except DataError as exc:
-                raise DataError(f"{path} line {number}: {exc}") from None
+    """Yield the cases of a JSONL file in order; blank lines are skipped; errors name the file and line.
+
+    Lines go through `mobile_r1.core.reading` (UTF-8, at most 16 MiB a line, depth and number limits); a file with
+    no case at all is refused too, so that an empty or mistyped input never passes for an empty result.
+    """
+    count = 0
+    for where, record in read_jsonl(path):
+        try:
+            case = RewardCase.from_record(record)
+        except DataError as exc:
+            raise where.problem(str(exc)) from None
+        count += 1
+        yield case
+    if count == 0:
+        raise DataError(f"{path}: holds no reward case; give one JSON object per line with {', '.join(CASE_FIELDS)}")
 
 
 def score_cases(preset: RewardPreset, cases: Iterator[RewardCase]) -> Iterator[RewardResult]:

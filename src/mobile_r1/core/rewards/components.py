@@ -1,6 +1,8 @@
 """Small pure reward parts shared by the presets: format checks, tool-call parsing, point, swipe and text rules.
 
-Each function does one check so that presets read as a list of rules; regexes are compiled once here.
+Each function does one check so that presets read as a list of rules; regexes are compiled once here. Every check
+runs in time linear in the completion: the released regexes are kept only where a tag count bounds them (each tag at
+most once), and the others are done with string searches that give the same answer (tests compare them).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ THINK_TOOL_CALL_TAGS = ("<think>", "</think>", "<tool_call>", "</tool_call>")
 
 # GUI-R1 (`r1gui_format_reward`) and UI-R1 (`format_reward`) fullmatch `<think>.*?</think>\s*<answer>.*?</answer>`
 # with DOTALL: nothing before <think>, nothing (not even whitespace) after the closing tag. With the
-# `mobile_use` tool call in place of <answer>:
-THINK_TOOL_CALL_STRICT_RE = re.compile(r"<think>.*?</think>\s*<tool_call>.*?</tool_call>", re.DOTALL)
+# `mobile_use` tool call in place of <answer>: `<think>.*?</think>\s*<tool_call>.*?</tool_call>`. Nothing bounds
+# how often the tags occur there, and that regex backtracks quadratically on `</think><tool_call></tool_call>`
+# repeated; `think_tool_call_strict` gives its answer by searching instead.
+_SPACES = re.compile(r"\s*")
 
 # Mobile-R1 (paper, no released code): <think>, <action>, <tool_call> in that order, whitespace around them.
 MOBILE_R1_FORMAT_RE = re.compile(
@@ -33,7 +37,9 @@ MOBILE_R1_FORMAT_RE = re.compile(
 )
 MOBILE_R1_TAGS = ("<think>", "</think>", "<action>", "</action>", "<tool_call>", "</tool_call>")
 
-TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+# The released code reads the first `re.search(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)`; that search
+# restarts at every `<tool_call>` and scans to the end each time (quadratic on a flood of opening tags).
+# `first_tool_call` finds the same block with two string searches.
 
 
 def tags_at_most_once(text: str, tags: tuple[str, ...]) -> bool:
@@ -49,8 +55,25 @@ def inquire_format(text: str) -> float:
 
 
 def think_tool_call_strict(text: str) -> bool:
-    """Whether the whole text is `<think>..</think>` then `<tool_call>..</tool_call>` (GUI-R1 / UI-R1 shape)."""
-    return THINK_TOOL_CALL_STRICT_RE.fullmatch(text) is not None
+    r"""Whether the whole text is `<think>..</think>` then `<tool_call>..</tool_call>` (GUI-R1 / UI-R1 shape).
+
+    The answer of `re.fullmatch(r"<think>.*?</think>\s*<tool_call>.*?</tool_call>", text, re.DOTALL)`: some
+    `</think>` after the opening tag is followed, past whitespace, by a `<tool_call>` that ends before the closing
+    `</tool_call>` the text ends with. Each `</think>` is looked at once and whitespace runs never overlap: linear.
+    """
+    opening, closing = "<think>", "</tool_call>"
+    if not (text.startswith(opening) and text.endswith(closing)):
+        return False
+    last = len(text) - len(closing)  # where the final </tool_call> starts
+    position = len(opening)
+    while True:
+        end_think = text.find("</think>", position)
+        if end_think < 0:
+            return False
+        call = _SPACES.match(text, end_think + len("</think>")).end()
+        if text.startswith("<tool_call>", call) and call + len("<tool_call>") <= last:
+            return True
+        position = end_think + 1
 
 
 def mobile_r1_tags(text: str) -> bool:
@@ -62,9 +85,16 @@ def mobile_r1_tags(text: str) -> bool:
 
 
 def first_tool_call(text: str) -> str | None:
-    """The stripped body of the first `<tool_call>...</tool_call>` block, or None when there is none."""
-    match = TOOL_CALL_RE.search(text)
-    return match.group(1).strip() if match else None
+    """The stripped body of the first `<tool_call>...</tool_call>` block, or None when there is none.
+
+    The first opening tag that has a closing tag after it is the first opening tag of all (if it has none, no later
+    one has), so two searches give the regex's answer.
+    """
+    start = text.find("<tool_call>")
+    if start < 0:
+        return None
+    end = text.find("</tool_call>", start + len("<tool_call>"))
+    return text[start + len("<tool_call>") : end].strip() if end >= 0 else None
 
 
 def loose_arguments(text: str) -> dict[str, Any] | None:

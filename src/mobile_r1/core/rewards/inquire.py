@@ -23,7 +23,7 @@ from typing import Any
 
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.rewards.base import RewardResult, RewardTarget
-from mobile_r1.core.rewards.bleu import sentence_bleu
+from mobile_r1.core.rewards.bleu import RELEASED_TOKENIZER, sentence_bleu
 from mobile_r1.core.rewards.components import (
     NEAR_THRESHOLD,
     closeness,
@@ -39,7 +39,9 @@ from mobile_r1.core.rewards.components import (
 _TEXT_FIELD = {ActionType.TYPE: "text", ActionType.CALL_USER: "content"}
 
 
-def inquire_type_and_argument(text: str, target: RewardTarget, *, effective_order: bool) -> tuple[float, float]:
+def inquire_type_and_argument(
+    text: str, target: RewardTarget, *, effective_order: bool, tokenize: str = RELEASED_TOKENIZER
+) -> tuple[float, float]:
     """(type, argument) rewards of one completion; their sum is InquireMobile's accuracy reward."""
     arguments = loose_arguments(text)
     if arguments is None:
@@ -48,7 +50,7 @@ def inquire_type_and_argument(text: str, target: RewardTarget, *, effective_orde
     predicted = arguments["action"]
     if predicted == label.type.value:
         try:
-            return 1.0, _argument(arguments, target, effective_order)
+            return 1.0, _argument(arguments, target, effective_order, tokenize)
         except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError):
             return 1.0, 0.0  # the released code keeps the type reward when the argument check raises
     if label.type is ActionType.SYSTEM_BUTTON and predicted == "click":
@@ -59,7 +61,7 @@ def inquire_type_and_argument(text: str, target: RewardTarget, *, effective_orde
     return 0.0, 0.0
 
 
-def _argument(arguments: dict[str, Any], target: RewardTarget, effective_order: bool) -> float:
+def _argument(arguments: dict[str, Any], target: RewardTarget, effective_order: bool, tokenize: str) -> float:
     label = target.label
     kind = label.type
     if kind in (ActionType.CLICK, ActionType.LONG_PRESS):
@@ -74,11 +76,7 @@ def _argument(arguments: dict[str, Any], target: RewardTarget, effective_order: 
         return 1.0 if arguments["text"].strip().lower() == label.text.strip().lower() else 0.0  # type: ignore[union-attr]
     if kind in _TEXT_FIELD:
         key = _TEXT_FIELD[kind]
-        reference = getattr(label, key).strip().lower()
-        predicted = arguments[key].strip().lower()
-        if not reference or not predicted:
-            return 0.0
-        return sentence_bleu(predicted, reference, effective_order=effective_order)
+        return sentence_bleu(arguments[key], getattr(label, key), effective_order=effective_order, tokenize=tokenize)
     if kind is ActionType.SWIPE:
         # The released code calls check_swipe_directon(*coordinate, *coordinate2, W', H'): the two lists are
         # spread into four positional numbers, so only their joined length matters.
@@ -109,10 +107,12 @@ def _back_cross_credit(arguments: dict[str, Any], target: RewardTarget) -> float
     return 1.0 if in_box(to_screen(point, target.image_size, target.model_image_size), target.bbox) else 0.0
 
 
-def score_inquire(text: str, target: RewardTarget, *, effective_order: bool) -> RewardResult:
-    """The full InquireMobile reward of one completion."""
+def score_inquire(
+    text: str, target: RewardTarget, *, effective_order: bool, tokenize: str = RELEASED_TOKENIZER
+) -> RewardResult:
+    """The full InquireMobile reward of one completion (`tokenize`: sacrebleu's tokeniser for the BLEU argument)."""
     fmt = inquire_format(text)
-    type_reward, argument = inquire_type_and_argument(text, target, effective_order=effective_order)
+    type_reward, argument = inquire_type_and_argument(text, target, effective_order=effective_order, tokenize=tokenize)
     accuracy = type_reward + argument
     return RewardResult(
         format=fmt,

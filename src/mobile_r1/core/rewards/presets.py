@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.rewards.base import RewardResult, RewardTarget, completion_text
+from mobile_r1.core.rewards.bleu import BLEU_TOKENIZER, RELEASED_TOKENIZER
 from mobile_r1.core.rewards.inquire import score_inquire
 from mobile_r1.core.rewards.peers import score_gui_r1, score_mobile_r1, score_ui_r1
 
@@ -125,15 +126,17 @@ PRESETS: dict[str, RewardPreset] = {
     for preset in (
         RewardPreset(
             name="inquire-mobile",
-            description="InquireMobile exactly: format (+1/-1) + type + argument (BLEU for text, no effective order), -1..3",
-            scorer=partial(score_inquire, effective_order=False),
+            description="InquireMobile exactly (its script under sacrebleu 2.x): format (+1/-1) + type + argument "
+                        "(BLEU for text: 13a tokens, no effective order), -1..3",
+            scorer=partial(score_inquire, effective_order=False, tokenize=RELEASED_TOKENIZER),
             parts=(("format", 1.0), ("accuracy", 1.0)),
             components=("type", "argument"),
         ),
         RewardPreset(
             name="inquire-mobile-fixed",
-            description="inquire-mobile with BLEU effective order on, so short identical texts score 1",
-            scorer=partial(score_inquire, effective_order=True),
+            description="inquire-mobile as its script computes under sacrebleu 1.x: BLEU on whitespace tokens with "
+                        "effective order, so short identical texts score 1",
+            scorer=partial(score_inquire, effective_order=True, tokenize=BLEU_TOKENIZER),
             parts=(("format", 1.0), ("accuracy", 1.0)),
             components=("type", "argument"),
         ),
