@@ -137,18 +137,7 @@ def _field_files(tmp: Path) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-_DAMAGED_TFRECORD = pytest.mark.xfail(
-    strict=True, reason="found by this harness: core/formats/tfrecord.py read_examples lets the tfrecord reader's "
-    "zlib.error, EOFError and OverflowError out of a damaged file (its owner's to turn into a DataError)")
-FIELD = [
-    "gui-odyssey",
-    "amex",
-    pytest.param("android-control", marks=_DAMAGED_TFRECORD),
-    pytest.param("aitw", marks=_DAMAGED_TFRECORD),
-    pytest.param("android-control-parquet", marks=pytest.mark.xfail(
-        strict=True, reason="found by this harness: core/formats/android_control.py load_android_control_parquet "
-        "lets pyarrow's OSError out of a damaged parquet file")),
-]
+FIELD = ["gui-odyssey", "amex", "android-control", "aitw", "android-control-parquet"]
 
 
 @pytest.mark.parametrize("name", FIELD)

@@ -94,3 +94,20 @@ def test_resolve_data_path_rejects_non_names(tmp_path: Path) -> None:
         with pytest.raises(DataError, match="field 'f'"):
             resolve_data_path(bad, roots, "data.jsonl:4", "f")
     assert resolve_data_path("x/../y.png", roots, "w", "f") == (tmp_path / "images" / "y.png").resolve()
+
+
+def test_tag_extraction_is_the_lazy_regex_without_its_quadratic_time() -> None:
+    import re
+
+    from hypothesis import given, settings, strategies as st
+
+    from mobile_r1.core.formats.inquire import between
+
+    @settings(max_examples=300, deadline=200)
+    @given(st.lists(st.sampled_from(["<tool_call>", "</tool_call>", "x", " ", "{}", "<"]), max_size=40))
+    def same(parts: list[str]) -> None:
+        text = "".join(parts)
+        assert between(text, "<tool_call>", "</tool_call>") == re.findall(r"<tool_call>(.*?)</tool_call>", text, re.S)
+
+    same()
+    assert between("<tool_call>" * 200_000, "<tool_call>", "</tool_call>") == []  # a flood of unclosed tags: linear

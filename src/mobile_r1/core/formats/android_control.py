@@ -30,7 +30,7 @@ import base64
 import binascii
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.dialects.androidworld import from_androidworld
@@ -120,6 +120,19 @@ def load_android_control(path: str | Path, *, images: bool = True, image_root: s
     return episodes
 
 
+def _batches(table: Any, path: Path) -> Iterator[Any]:
+    """The file's record batches; a damaged page is a DataError naming the file, not one of pyarrow's own errors."""
+    batches = table.iter_batches(batch_size=8)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises OSError, ArrowInvalid, ... for a damaged page
+            raise DataError(f"{path}: a damaged page in the parquet file ({exc})") from None
+        yield batch
+
+
 def load_android_control_parquet(path: str | Path, *, images: bool = True,
                                  image_root: str | Path | None = None) -> list[Episode]:
     """Read a parquet file of the AndroidControl mirror (`screenshots_b64`, no trees) into episodes."""
@@ -138,7 +151,7 @@ def load_android_control_parquet(path: str | Path, *, images: bool = True,
                         "goal, screenshots_b64, actions and step_instructions")
     episodes = []
     row_number = 0
-    for batch in table.iter_batches(batch_size=8):
+    for batch in _batches(table, path):
         for row in batch.to_pylist():
             place = f"{path}: row {row_number}"
             row_number += 1

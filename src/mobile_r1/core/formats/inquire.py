@@ -33,9 +33,21 @@ from mobile_r1.core.records import Episode, Observation, Step
 CATEGORIES = ("privacy", "combination", "uncertainty", "intension", "risk")
 TASK_RE = re.compile(r"(?:用户任务|User task|Task)\s*[:：]\s*(.+)")
 HISTORY_RE = re.compile(r"历史动作\s*[:：][ \t]*(.*)")
-THINK_RE = re.compile(r"<think>(.*?)</think>", re.S)
-ACTION_TAG_RE = re.compile(r"<action>(.*?)</action>", re.S)
-TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+
+def between(text: str, start: str, end: str) -> list[str]:
+    """Every text between `start` and the next `end` (non-overlapping, in order): what `re.findall(start(.*?)end, re.S)`
+    finds, in one linear pass (the lazy pattern is quadratic on a flood of unclosed tags)."""
+    out, pos = [], 0
+    while True:
+        i = text.find(start, pos)
+        if i < 0:
+            return out
+        j = text.find(end, i + len(start))
+        if j < 0:
+            return out
+        out.append(text[i + len(start) : j])
+        pos = j + len(end)
 
 
 @dataclass(slots=True)
@@ -184,12 +196,11 @@ def _sft_step(
     text: str, prompt: str, images: list[str], where: Where, field_name: str, model_size: tuple[int, int] | None,
     roots: DataRoots | None,
 ) -> Step:
-    calls = TOOL_CALL_RE.findall(text)
+    calls = between(text, "<tool_call>", "</tool_call>")
     if not calls:
         raise where.error(field_name, "no <tool_call>...</tool_call> block with the labelled action")
     action = parse_action(calls[0].strip(), where, field_name)
-    thought = THINK_RE.search(text)
-    description = ACTION_TAG_RE.search(text)
+    thoughts, descriptions = between(text, "<think>", "</think>"), between(text, "<action>", "</action>")
     info: dict[str, Any] = {"images": images, "prompt": prompt}
     history = _history_from_prompt(prompt)
     if history is not None:
@@ -200,8 +211,8 @@ def _sft_step(
         observation = Observation(screen_size=model_size, screenshot_path=str(shot) if shot else None)
     return Step(
         action=action,
-        thought=thought.group(1).strip() if thought else "",
-        description=description.group(1).strip() if description else "",
+        thought=thoughts[0].strip() if thoughts else "",
+        description=descriptions[0].strip() if descriptions else "",
         observation=observation,
         model_text=text,
         info=info,

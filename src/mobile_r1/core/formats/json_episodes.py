@@ -41,13 +41,10 @@ _GRID = Frame(1000, 1000)
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON file holding one object."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    """A JSON file holding one object (read through the shared reading path: encoding, size, depth and numbers)."""
+    from mobile_r1.core.reading import read_json as read_document_json
+
+    record = read_document_json(path)
     if not isinstance(record, dict):
         raise DataError(f"{path}: must hold one JSON object (an episode), got {type(record).__name__}")
     return record

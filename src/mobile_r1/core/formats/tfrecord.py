@@ -10,7 +10,10 @@ and each payload parsed as a `tensorflow.Example` protobuf (`tfrecord.example_pb
 
 from __future__ import annotations
 
+import gzip
+import struct
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from mobile_r1.core.errors import DataError
 
 GZIP_MAGIC = b"\x1f\x8b"
+MAX_RECORD_BYTES = 1 << 30  # a record longer than this (1 GiB) is a damaged length, not data
 TFRECORD_HINT = "reading TFRecord files needs the `tfrecord` package: pip install 'mobile-r1[data]' (or pip install tfrecord)"
 
 
@@ -43,9 +47,6 @@ def is_gzip(path: Path) -> bool:
 
 def looks_like_tfrecord(path: Path) -> bool:
     """Whether a file is a (possibly GZIP) TFRecord file: its first record's framing reads back."""
-    import gzip
-    import struct
-
     try:
         opener = gzip.open if is_gzip(path) else open
         with opener(path, "rb") as stream:  # type: ignore[operator]
@@ -66,6 +67,7 @@ def read_examples(path: str | Path) -> Iterator[tuple[str, Any]]:
     reader, example_pb2 = _modules()
     from google.protobuf.message import DecodeError
 
+    check_framing(path)
     compression = "gzip" if is_gzip(path) else None
     index = 0
     try:
@@ -77,8 +79,34 @@ def read_examples(path: str | Path) -> Iterator[tuple[str, Any]]:
                 raise DataError(f"{path}: record {index}: not a tf.train.Example ({exc})") from None
             yield f"{path}: record {index}", example
             index += 1
-    except (RuntimeError, OSError, EOFError) as exc:
-        raise DataError(f"{path}: record {index}: the file is truncated or not a TFRecord file ({exc})") from None
+    except (RuntimeError, OSError, EOFError, OverflowError, ValueError, zlib.error) as exc:
+        raise DataError(f"{path}: record {index}: the file is truncated, damaged or not a TFRecord file ({exc})") from None
+
+
+def check_framing(path: Path) -> int:
+    """Walk the record lengths of a (GZIP) TFRecord file before a reader trusts them: a damaged length would make it
+    allocate that many bytes. Returns the number of records; a length past the end of the data, or absurd, is a
+    DataError naming the record."""
+    opener = gzip.open if is_gzip(path) else open
+    index = 0
+    try:
+        with opener(path, "rb") as stream:  # type: ignore[operator]
+            while True:
+                head = stream.read(12)
+                if not head:
+                    return index
+                if len(head) < 12:
+                    raise DataError(f"{path}: record {index}: the file ends inside a record's header")
+                (length,) = struct.unpack("<Q", head[:8])
+                if length > MAX_RECORD_BYTES:
+                    raise DataError(f"{path}: record {index}: a length of {length} bytes: the file is damaged")
+                body = stream.read(length + 4)
+                if len(body) < length + 4:
+                    raise DataError(f"{path}: record {index}: the file ends inside the record ({len(body)} of "
+                                    f"{length + 4} bytes)")
+                index += 1
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(f"{path}: record {index}: the file is damaged or not a TFRecord file ({exc})") from None
 
 
 def _feature(example: Any, key: str, place: str, kind: str, required: bool) -> list[Any] | None:
