@@ -17,7 +17,8 @@ def serve(
     dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16."),
     device: str | None = typer.Option(None, "--device", help="Torch device, e.g. cuda:0 (default: CPU)."),
     max_batch: int = typer.Option(16, "--max-batch", help="Most completions in one generate call (1: one at a time)."),
-    batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="How long the first waiting request waits for others to share its call."),
+    batch_window_ms: float = typer.Option(20.0, "--batch-window-ms", help="How long the first waiting request waits for others to share its call."),
+    rejoin_after: int = typer.Option(16, "--rejoin-after", help="Steps after which a running batch makes room for requests that arrived meanwhile."),
     max_tokens: int = typer.Option(512, "--max-tokens", help="Completion length of a request that gives no max_tokens (capped by the context)."),
     max_tokens_limit: int | None = typer.Option(None, "--max-tokens-limit", help="Largest max_tokens a request may ask (default: the context)."),
     max_model_len: int | None = typer.Option(None, "--max-model-len", help="Context length to serve (default and upper bound: the model's)."),
@@ -46,7 +47,8 @@ def serve(
             raise ConfigError("--lora needs a model; 'echo' takes no adapters")
     else:
         backend = make_backend(model, dtype=dtype, device=device, seed=seed, max_batch=max_batch,
-                               batch_window=batch_window_ms / 1000, default_max_tokens=max_tokens,
+                               batch_window=batch_window_ms / 1000, rejoin_after=rejoin_after,
+                               default_max_tokens=max_tokens,
                                max_tokens_limit=max_tokens_limit, max_model_len=max_model_len)
         assert isinstance(backend, Engine)
         backend.model_name = served

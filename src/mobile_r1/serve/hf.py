@@ -154,13 +154,13 @@ class HFBackend:
         seed: int | None = 0,
         model_name: str | None = None,
         max_batch: int = 16,
-        batch_window: float = 0.005,
+        batch_window: float = 0.02,
         default_max_tokens: int = 512,
         max_tokens_limit: int | None = None,
         max_model_len: int | None = None,
         max_waiting: int = 1024,
         max_n: int = 64,
-        rejoin_after: int = 32,
+        rejoin_after: int = 16,
     ) -> None:
         if max_batch < 1 or max_n < 1 or default_max_tokens < 1 or rejoin_after < 1:
             raise ServeError("max_batch, max_n, default_max_tokens and rejoin_after must be >= 1")
