@@ -12,7 +12,6 @@ from typing import Any, Sequence
 from mobile_r1.agents.chat import ChatMessage
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.serve.engine import ChatBackend, Engine
-from mobile_r1.serve.hf import HFBackend
 
 __all__ = ["ChatBackend", "EchoBackend", "HFBackend", "ScriptedBackend", "make_backend"]
 
@@ -63,7 +62,16 @@ def make_backend(spec: str, *, dtype: str = "float32", device: str | None = None
     if not name:
         raise ConfigError("--model needs a model: hf:PATH_OR_ID, a preset (tiny-lm, tiny-vl, smollm2-135m) or 'echo'")
     from mobile_r1.models import load_policy, merge_lora
+    from mobile_r1.serve.hf import HFBackend
 
     policy = merge_lora(load_policy(name, dtype=dtype, device=device))  # served, never trained: an adapter is folded in
     policy.model.eval()
     return HFBackend(policy, seed=seed, model_name=spec, **engine_options)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HFBackend":  # imported when asked for: it needs torch and transformers, the test backends do not
+        from mobile_r1.serve.hf import HFBackend
+
+        return HFBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

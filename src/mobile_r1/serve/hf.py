@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from mobile_r1.agents.chat import ChatMessage, TextPart, to_hf
+from mobile_r1.core.errors import ConfigError
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.serve.engine import (
     AdapterInfo,
@@ -162,8 +163,9 @@ class HFBackend:
         max_n: int = 64,
         rejoin_after: int = 16,
     ) -> None:
-        if max_batch < 1 or max_n < 1 or default_max_tokens < 1 or rejoin_after < 1:
-            raise ServeError("max_batch, max_n, default_max_tokens and rejoin_after must be >= 1")
+        if min(max_batch, max_n, default_max_tokens, rejoin_after, max_waiting) < 1 or batch_window < 0:
+            raise ConfigError("max_batch, max_n, default_max_tokens, rejoin_after and max_waiting must be >= 1, "
+                              "batch_window >= 0")
         self.policy = policy
         self.seed = seed
         self.model_name = model_name or policy.spec
