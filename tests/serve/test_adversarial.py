@@ -188,3 +188,32 @@ def test_health_and_models_answer_while_a_long_batch_runs(tiny_server: LoopbackS
     assert finished.is_set()
     assert httpx.get(tiny_server.url + "/health", timeout=10).json()["preemptions"] >= 1
     still_serving(tiny_server)
+
+
+def test_a_client_that_gives_up_stops_its_generation(tiny_server: LoopbackServer) -> None:
+    before = httpx.get(tiny_server.url + "/health", timeout=10).json()["rows_aborted"]
+    with pytest.raises(httpx.ReadTimeout):
+        post(tiny_server, {"messages": HI, "max_tokens": 4000, "ignore_eos": True}, timeout=1.0)
+    for _ in range(600):
+        health = httpx.get(tiny_server.url + "/health", timeout=10).json()
+        if health["rows_aborted"] > before:
+            break
+        threading.Event().wait(0.05)
+    assert health["rows_aborted"] == before + 1 and health["running"] == 0
+    still_serving(tiny_server)
+
+
+def test_a_full_queue_answers_503() -> None:
+    backend = HFBackend(load_policy("tiny-lm"), max_waiting=2, batch_window=600.0)  # rows wait out the window
+    with LoopbackServer(backend) as server:
+        body = {"messages": HI, "max_tokens": 2}
+        with ThreadPoolExecutor(2) as pool:
+            queued = pool.submit(post, server, {**body, "n": 2})
+            for _ in range(600):
+                if httpx.get(server.url + "/health", timeout=10).json()["waiting"] == 2:
+                    break
+                threading.Event().wait(0.05)
+            r = post(server, body)
+            assert r.status_code == 503 and "retry later" in message(r)
+            backend.close()  # closing ends the window: the queued request runs and is answered
+            assert queued.result().status_code == 200

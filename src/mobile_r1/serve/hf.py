@@ -192,7 +192,7 @@ class HFBackend:
         self._thread: threading.Thread | None = None
         self._closing = False
         self._running = 0
-        self._counts = {"batches": 0, "rows_done": 0, "requests_done": 0, "preemptions": 0}
+        self._counts = {"batches": 0, "rows_done": 0, "rows_aborted": 0, "requests_done": 0, "preemptions": 0}
         self._peft: Any = None
         self._adapters: dict[str, tuple[str, AdapterInfo]] = {}  # name -> (peft adapter name, info)
         self._adapter_ids = itertools.count()
@@ -580,6 +580,7 @@ class HFBackend:
         if row.done:
             with self._cond:
                 self._counts["rows_done"] += 1
+                self._counts["rows_aborted"] += reason == "abort"
             if all(r.done for r in job.rows) and not job.over:
                 job.over = True
                 completions = tuple(
