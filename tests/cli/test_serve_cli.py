@@ -79,6 +79,7 @@ def test_serve_process_answers_and_stops(server: Callable[..., int]) -> None:
             httpx.get(f"http://{address}:{port}/health", timeout=2)
 
 
+@pytest.mark.slow
 def test_serve_a_model_with_adapters(server: Callable[..., int], tmp_path: Path,
                                      set_lora_b: Callable[..., None]) -> None:
     import torch

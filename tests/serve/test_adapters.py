@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import httpx
+import pytest
 import torch
 
 from mobile_r1.agents.hf_agent import generate
@@ -41,6 +42,7 @@ def admin(server: LoopbackServer, what: str, body: dict[str, Any]) -> httpx.Resp
     return httpx.post(f"{server.base_url}/{what}_lora_adapter", json=body, timeout=60)
 
 
+@pytest.mark.slow
 def test_adapter_hot_swap_changes_greedy_answers_and_unload_restores_them(
         tmp_path: Path, set_lora_b: Callable[..., None], lively: Callable[[], Any]) -> None:
     first = make_adapter(lively(), tmp_path / "step1", set_lora_b, seed=1)
