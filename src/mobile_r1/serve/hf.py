@@ -11,8 +11,11 @@ decides which adapter runs next). Sampling is done per row, not per call, so row
 top_p, top_k, seeds, stop strings and max_tokens share one call: a logits processor picks each row's token (argmax,
 or a draw from the row's own `torch.Generator` seeded with the request's seed) and hands `generate` a one-hot score,
 which its greedy search then keeps. Grouping requests by equal settings instead would split the 16 requests of a
-GRPO group with distinct seeds into 16 calls. With one row and the server's seed, a row draws exactly what
-in-process `generate(do_sample=True)` draws after `torch.manual_seed(seed)`, so served and local sampling agree.
+GRPO group with distinct seeds into 16 calls. This is the one place that samples without
+`mobile_r1.models.generation.sample`, whose single `generate(do_sample=True)` call cannot give rows their own seeds,
+stop strings or log-probabilities; a row draws what `sample` draws for it after `torch.manual_seed(seed)` (same
+temperature, top-p, top-k order, same end tokens), so served and in-process sampling agree (tests/agents and
+tests/serve compare them).
 A stopping criterion reads each row's new token: an end token (unless `ignore_eos`), a stop token, a stop string,
 `max_tokens` or the context ends that row and, once all of a request's rows are done, the request is answered, before
 the rest of the batch finishes. Streaming requests get each row's new text as it is decoded (holding back a partial
@@ -60,6 +63,7 @@ from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria,
 
 from mobile_r1.agents.chat import ChatMessage, TextPart, to_hf
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.models.generation import eos_ids
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.serve.engine import (
     AdapterInfo,
@@ -180,9 +184,8 @@ class HFBackend:
         self.max_tokens_limit = min(max_tokens_limit or self.context, self.context)
         tok = policy.tokenizer
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
-        self._end_ids = {i for i in (tok.eos_token_id, tok.convert_tokens_to_ids(end_of_turn(policy))) if i is not None}
-        gen_eos = policy.model.generation_config.eos_token_id
-        self._end_ids |= set(gen_eos if isinstance(gen_eos, list) else [gen_eos] if gen_eos is not None else [])
+        # the end tokens of `models.generation.sample` (training's), and the chat template's end of turn
+        self._end_ids = set(eos_ids(policy)) | {tok.convert_tokens_to_ids(end_of_turn(policy))}
         self._drop_ids = self._end_ids | {self._pad}
         self._token_bytes: int | None = None
         self._token_text: dict[int, str] = {}
