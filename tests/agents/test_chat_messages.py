@@ -42,3 +42,23 @@ def test_bad_image_urls_are_rejected() -> None:
         decode_image("data:image/png;base64,bm90IGFuIGltYWdl")
     rgba = Image.new("RGBA", (3, 3), (1, 2, 3, 4))
     assert decode_image(encode_image(rgba)).mode == "RGB"
+
+
+def test_image_pixel_bounds_are_checked_before_decoding() -> None:
+    screen = encode_image(Image.new("RGB", (300, 200), (9, 9, 9)))
+    assert decode_image(screen, max_pixels=60_000).size == (300, 200)
+    with pytest.raises(DataError, match=r"300x200 = 60000 pixels, above the limit of 59999"):
+        decode_image(screen, max_pixels=59_999)
+    message = {"role": "user", "content": [{"type": "image_url", "image_url": {"url": screen}}] * 3}
+    assert len(from_openai([message], max_image_pixels=60_000, max_total_pixels=180_000)[0].images) == 3
+    with pytest.raises(DataError, match="more than 179999 pixels in all"):
+        from_openai([message], max_image_pixels=60_000, max_total_pixels=179_999)
+
+
+def test_malformed_openai_messages_are_data_errors() -> None:
+    with pytest.raises(DataError, match="message 0: content must be a string or a list of parts, got 5"):
+        from_openai([{"role": "user", "content": 5}])
+    with pytest.raises(DataError, match="message 0, part 0: expected"):
+        from_openai([{"role": "user", "content": ["a"]}])
+    with pytest.raises(DataError, match="message 1 must be an object"):
+        from_openai([{"role": "user", "content": "x"}, "hello"])  # type: ignore[list-item]

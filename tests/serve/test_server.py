@@ -9,7 +9,7 @@ from PIL import Image
 
 from mobile_r1.agents.chat import encode_image
 from mobile_r1.core.errors import DataError
-from mobile_r1.serve import EchoBackend, LoopbackServer, ScriptedBackend, make_backend
+from mobile_r1.serve import EchoBackend, LoopbackServer, ScriptedBackend, ServerSettings, make_backend
 from mobile_r1.serve.backend import HFBackend
 
 
@@ -49,7 +49,8 @@ def test_errors_are_openai_shaped() -> None:
         assert r.status_code == 500 and "out of memory" in r.json()["error"]["message"]
         r = httpx.post(url, json=body, timeout=10)
         assert r.status_code == 400 and "prompt too long" in r.json()["error"]["message"]
-        assert httpx.post(url, json={**body, "stream": True}, timeout=10).status_code == 400
+        r = httpx.post(url, json={**body, "logprobs": True}, timeout=10)  # a scripted backend has no tokens
+        assert r.status_code == 400 and "no tokenizer" in r.json()["error"]["message"]
         bad_image = {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x/y.png"}}]}]}
         r = httpx.post(url, json=bad_image, timeout=10)
         assert r.status_code == 400 and "data URL" in r.json()["error"]["message"]
@@ -80,3 +81,21 @@ def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path, set_lora_b
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad():
         assert torch.allclose(backend.policy.model(input_ids=ids).logits, trained.model(input_ids=ids).logits, atol=1e-5)
+
+
+def test_plain_backends_stream_and_apply_n_and_stop() -> None:
+    backend = ScriptedBackend(["one. two", "three. four", "five"])
+    with LoopbackServer(backend, model_name="scripted", settings=ServerSettings(lora_updates=True)) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0)
+        reply = client.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "x"}], n=2,
+                                               stop=["."])
+        assert [c.message.content for c in reply.choices] == ["one", "three"]
+        assert [c.finish_reason for c in reply.choices] == ["stop", "stop"]
+        chunks = list(client.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "x"}],
+                                                     stream=True))
+        assert "".join(c.choices[0].delta.content or "" for c in chunks) == "five"
+        assert chunks[0].choices[0].delta.role == "assistant" and chunks[-1].choices[0].finish_reason == "stop"
+        r = httpx.post(server.base_url + "/load_lora_adapter", json={"lora_name": "a", "lora_path": "/tmp"}, timeout=10)
+        assert r.status_code == 400 and "no LoRA adapters" in r.json()["error"]["message"]
+        health = httpx.get(server.url + "/health", timeout=10).json()
+        assert health["status"] == "ok" and health["requests_done"] == 2

@@ -111,17 +111,48 @@ def encode_image(image: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def decode_image(url: str) -> Any:
-    """The PIL image of a base64 `data:image/...;base64,` URL (RGB)."""
+def decode_image(url: str, *, max_pixels: int | None = None) -> Any:
+    """The PIL image of a base64 `data:image/...;base64,` URL (RGB).
+
+    With `max_pixels`, an image whose header declares more pixels is refused before its pixels are decoded (a small
+    PNG can declare 20000x20000 and decode to gigabytes). PIL's own decompression-bomb check is a DataError too.
+    """
+    image = _open_image(url)
+    _check_pixels(image, max_pixels)
+    return _load_image(image)
+
+
+def _open_image(url: str) -> Any:
+    """The image of a data URL, opened lazily: its header is read, its pixels are not decoded yet."""
     from PIL import Image
 
     if not url.startswith("data:") or ";base64," not in url:
         raise DataError("only base64 data URLs (data:image/png;base64,...) are accepted for images")
     try:
         raw = base64.b64decode(url.split(";base64,", 1)[1], validate=True)
-        image = Image.open(io.BytesIO(raw))
-        image.load()
+        return Image.open(io.BytesIO(raw))
+    except Image.DecompressionBombError as exc:
+        raise DataError(f"the image is too large to decode: {exc}") from None
     except (binascii.Error, ValueError, OSError) as exc:
+        raise DataError(f"cannot decode the image data URL: {exc}") from None
+
+
+def _check_pixels(image: Any, max_pixels: int | None) -> None:
+    width, height = image.size
+    if max_pixels is not None and width * height > max_pixels:
+        raise DataError(f"an image is {width}x{height} = {width * height} pixels, above the limit of {max_pixels}; "
+                        "send it scaled down")
+
+
+def _load_image(image: Any) -> Any:
+    """Decode the pixels of an opened image, as RGB."""
+    from PIL import Image
+
+    try:
+        image.load()
+    except Image.DecompressionBombError as exc:
+        raise DataError(f"the image is too large to decode: {exc}") from None
+    except (ValueError, OSError, SyntaxError) as exc:
         raise DataError(f"cannot decode the image data URL: {exc}") from None
     return image.convert("RGB") if image.mode != "RGB" else image
 
@@ -143,24 +174,46 @@ def to_openai(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return out
 
 
-def from_openai(messages: Sequence[dict[str, Any]]) -> list[ChatMessage]:
-    """Typed messages from an OpenAI request body's `messages` (string or text/image_url part content)."""
+def from_openai(messages: Sequence[dict[str, Any]], *, max_image_pixels: int | None = None,
+                max_total_pixels: int | None = None) -> list[ChatMessage]:
+    """Typed messages from an OpenAI request body's `messages` (string or text/image_url part content).
+
+    `max_image_pixels` bounds each image and `max_total_pixels` all of them together; both are checked on the
+    image headers, before any pixels are decoded. A malformed message is a DataError naming it.
+    """
     out: list[ChatMessage] = []
+    total = 0
     for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise DataError(f"message {i} must be an object with 'role' and 'content'")
         content = message.get("content")
         parts: list[Part] = []
         if isinstance(content, str):
             parts.append(TextPart(content))
-        elif content is not None:
-            for part in content:
-                kind = part.get("type")
-                if kind == "text":
-                    parts.append(TextPart(str(part.get("text") or "")))
+        elif isinstance(content, list):
+            for j, part in enumerate(content):
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind == "text" and isinstance(part.get("text"), (str, type(None))):
+                    parts.append(TextPart(part.get("text") or ""))
                 elif kind == "image_url":
                     image_url = part.get("image_url")
                     url = image_url.get("url") if isinstance(image_url, dict) else image_url
-                    parts.append(ImagePart(decode_image(str(url or ""))))
+                    image = _open_image(str(url or ""))
+                    _check_pixels(image, max_image_pixels)
+                    total += image.size[0] * image.size[1]
+                    if max_total_pixels is not None and total > max_total_pixels:
+                        raise DataError(f"the images of this request hold more than {max_total_pixels} pixels in all; "
+                                        "send fewer or smaller images")
+                    parts.append(ImagePart(_load_image(image)))
                 else:
-                    raise DataError(f"message {i}: unsupported content part type {kind!r}; use 'text' or 'image_url'")
+                    raise DataError(f"message {i}, part {j}: expected {{'type': 'text', 'text': ...}} or "
+                                    f"{{'type': 'image_url', 'image_url': {{'url': ...}}}}, got {_preview(part)}")
+        elif content is not None:
+            raise DataError(f"message {i}: content must be a string or a list of parts, got {_preview(content)}")
         out.append(ChatMessage(str(message.get("role") or "user"), tuple(parts)))
     return out
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,15 +1,35 @@
-"""An OpenAI-compatible chat-completions server in front of any `ChatBackend` (a local transformers model, a script)."""
+"""An OpenAI-compatible chat-completions server in front of a local transformers model (`HFBackend`: dynamic
+batching, streaming, logprobs, token ids, LoRA adapter hot-swap) or any `ChatBackend` (echo, scripted replies)."""
+
+from typing import Any
 
 from mobile_r1.serve.backend import ChatBackend, EchoBackend, ScriptedBackend, make_backend
-from mobile_r1.serve.server import LoopbackServer, create_app, free_port, serve
+from mobile_r1.serve.engine import ChatResult, Completion, Engine, SamplingParams, ServeError, TextEngine
+from mobile_r1.serve.server import LoopbackServer, ServerSettings, create_app, free_port, serve
 
 __all__ = [
     "ChatBackend",
+    "ChatResult",
+    "Completion",
     "EchoBackend",
+    "Engine",
+    "HFBackend",
     "LoopbackServer",
+    "SamplingParams",
     "ScriptedBackend",
+    "ServeError",
+    "ServerSettings",
+    "TextEngine",
     "create_app",
     "free_port",
     "make_backend",
     "serve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HFBackend":  # needs torch and transformers: imported when asked for
+        from mobile_r1.serve.hf import HFBackend
+
+        return HFBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

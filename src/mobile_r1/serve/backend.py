@@ -1,21 +1,19 @@
-"""What answers behind `mobile-r1 serve`: the `ChatBackend` protocol, a local transformers model, and test backends."""
+"""What answers behind `mobile-r1 serve`: test backends (`EchoBackend`, `ScriptedBackend`) and `make_backend`.
+
+A `ChatBackend` turns messages into one reply and is served through `TextEngine`; a model is served by `HFBackend`
+(`serve/hf.py`), which batches concurrent requests and hot-swaps LoRA adapters.
+"""
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Sequence
 
 from mobile_r1.agents.chat import ChatMessage
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.serve.engine import ChatBackend, Engine
 
-
-@runtime_checkable
-class ChatBackend(Protocol):
-    """Anything that turns chat messages into one assistant reply."""
-
-    def complete(self, messages: Sequence[ChatMessage], temperature: float, max_tokens: int) -> str:
-        """The assistant's reply to `messages`; temperature 0 means greedy decoding."""
-        ...
+__all__ = ["ChatBackend", "EchoBackend", "HFBackend", "ScriptedBackend", "make_backend"]
 
 
 class EchoBackend:
@@ -49,29 +47,13 @@ class ScriptedBackend:
         return reply
 
 
-class HFBackend:
-    """A local transformers model (a `mobile_r1.models.Policy`) generating one reply per request."""
-
-    def __init__(self, policy: Any, *, seed: int = 0) -> None:
-        self.policy = policy
-        self.seed = seed
-        self._lock = threading.Lock()
-
-    def complete(self, messages: Sequence[ChatMessage], temperature: float, max_tokens: int) -> str:
-        from mobile_r1.agents.chat import to_hf
-        from mobile_r1.agents.hf_agent import generate
-
-        hf_messages, images = to_hf(messages)
-        with self._lock:  # one generation at a time on one model
-            return generate(
-                self.policy, [(hf_messages, images)], temperature=temperature, max_new_tokens=max_tokens, seed=self.seed
-            )[0]
-
-
-def make_backend(spec: str, **options: Any) -> ChatBackend:
+def make_backend(spec: str, *, dtype: str = "float32", device: str | None = None, seed: int | None = 0,
+                 **engine_options: Any) -> ChatBackend | Engine:
     """A backend from a spec: `echo`, or a model (`hf:PATH_OR_ID`, or a bare preset name, directory or hub id).
 
-    Model options go to `mobile_r1.models.load_policy` (`dtype`, `device`, `seed`).
+    `dtype` and `device` go to `mobile_r1.models.load_policy`; `seed` and `engine_options` (`max_batch`,
+    `batch_window`, `default_max_tokens`, `max_tokens_limit`, `max_model_len`, ...) to `HFBackend`. A LoRA folder is
+    served with its adapter folded into the weights.
     """
     spec = spec.strip()
     if spec == "echo":
@@ -80,7 +62,16 @@ def make_backend(spec: str, **options: Any) -> ChatBackend:
     if not name:
         raise ConfigError("--model needs a model: hf:PATH_OR_ID, a preset (tiny-lm, tiny-vl, smollm2-135m) or 'echo'")
     from mobile_r1.models import load_policy, merge_lora
+    from mobile_r1.serve.hf import HFBackend
 
-    policy = merge_lora(load_policy(name, **options))  # served, never trained: a LoRA adapter is folded in
+    policy = merge_lora(load_policy(name, dtype=dtype, device=device))  # served, never trained: an adapter is folded in
     policy.model.eval()
-    return HFBackend(policy, seed=int(options.get("seed", 0)))
+    return HFBackend(policy, seed=seed, model_name=spec, **engine_options)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HFBackend":  # imported when asked for: it needs torch and transformers, the test backends do not
+        from mobile_r1.serve.hf import HFBackend
+
+        return HFBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,89 +1,312 @@
-"""The OpenAI-compatible HTTP server: `/v1/chat/completions` and `/v1/models` over FastAPI + uvicorn.
+"""The OpenAI-compatible HTTP server: chat completions, models, health and LoRA adapter hot-swap, over FastAPI + uvicorn.
 
     backend = make_backend("hf:tiny-lm")
     serve(backend, host="127.0.0.1", port=8000, model_name="tiny-lm")     # blocks
 
     with LoopbackServer(ScriptedBackend(["hi"])) as server:               # background thread, stops on exit
         client = openai.OpenAI(base_url=server.base_url, api_key="none")
+
+Endpoints: POST /v1/chat/completions (`api.py` lists the fields; `stream: true` answers server-sent events,
+`data: {chunk}` lines ending with `data: [DONE]`), GET /v1/models (the base model and each adapter, with `parent` and
+`root` as vLLM gives them), GET /health (`status` and the engine's counters), and, when adapter updates are on
+(`ServerSettings.lora_updates`, `mobile-r1 serve --lora-updates`, off by default as vLLM keeps them off unless
+`VLLM_ALLOW_RUNTIME_LORA_UPDATING` is set), POST /v1/load_lora_adapter `{"lora_name": N, "lora_path": P}` and POST
+/v1/unload_lora_adapter `{"lora_name": N}`, which answer 200 with a plain-text "Success: ..." line, 400 for a bad
+request or an adapter that does not fit the model and 404 for a missing folder or an unknown name, following vLLM's
+"Dynamically serving LoRA Adapters" (https://docs.vllm.ai/en/latest/features/lora/) and its `serving_models.py`.
+A request then selects the adapter with `"model": N` (vLLM), or `"model": "BASE:N"` (SGLang's OpenAI-API syntax,
+https://docs.sglang.io/docs/advanced_features/lora); any other `model` is answered by the base model, and the
+response's `model` says which answered. Unlike vLLM, which wants `load_inplace: true` to replace an adapter, loading a
+name again always replaces it: a trainer publishes its adapter after every step under one name. SGLang serves the
+same operations at /load_lora_adapter and /unload_lora_adapter; only vLLM's /v1 paths are served here.
+
+Robustness: the body is read up to `max_request_bytes` (413 past it, before JSON parsing); JSON parsing, validation,
+image decoding (each image's header checked against `max_image_pixels` and the request's against `max_total_pixels`
+before its pixels are decoded), templating and tokenising run in worker threads, at most `max_preparing` at once, and
+generation runs on the engine's own thread, so the event loop keeps answering /health and /v1/models while a batch
+runs. Every refusal is an OpenAI-shaped error: 400 with a message that says what to change, 422 for a body that does
+not fit the schema, 413 for a body too large, 404 for a missing adapter, 503 when the queue is full. A client that
+disconnects (or closes a stream) has its generation stopped. The server binds 127.0.0.1 unless told otherwise.
 """
 
+import asyncio
+import json
+import logging
 import socket
 import threading
 import time
 import uuid
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ValidationError
 
 from mobile_r1.agents.chat import from_openai
 from mobile_r1.core.errors import ConfigError, MobileR1Error
-from mobile_r1.serve.backend import ChatBackend
+from mobile_r1.serve.api import (
+    ChatRequest,
+    LoadLoraRequest,
+    UnloadLoraRequest,
+    chunk_body,
+    completion_body,
+    delta_choice,
+    describe,
+    error_body,
+    usage_body,
+)
+from mobile_r1.serve.engine import (
+    ChatBackend,
+    ChatResult,
+    Delta,
+    Engine,
+    Prepared,
+    SamplingParams,
+    ServeError,
+    TextEngine,
+)
 
-DEFAULT_MAX_TOKENS = 512
+log = logging.getLogger(__name__)
 
 
-class ChatRequest(BaseModel):
-    """The fields of an OpenAI chat-completions request this server reads (others are accepted and ignored)."""
+@dataclass(frozen=True)
+class ServerSettings:
+    """Bounds and switches of the HTTP layer (the engine has its own: batch size, max_tokens, queue)."""
 
-    model_config = ConfigDict(extra="allow")
-
-    model: str | None = None
-    messages: list[dict[str, Any]] = Field(min_length=1)
-    temperature: float = Field(default=1.0, ge=0.0, le=2.0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
-    n: int = 1
-    stream: bool = False
+    max_request_bytes: int = 16 * 2**20
+    max_image_pixels: int = 4096 * 4096
+    max_total_pixels: int = 48 * 2**20
+    max_preparing: int = 4
+    lora_updates: bool = False
+    max_connections: int = 256
 
 
-def create_app(backend: ChatBackend, model_name: str = "mobile-r1") -> Any:
-    """A FastAPI app answering OpenAI chat-completions requests with `backend`, one request at a time."""
+class _Refused(Exception):
+    """An HTTP error answer raised inside request handling."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class _AsyncSink:
+    """Hands an engine's output, from the engine's thread, to the request's coroutine."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._queue: "asyncio.Queue[Delta | ChatResult | _Failure]" = asyncio.Queue()
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def _put(self, item: "Delta | ChatResult | _Failure") -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except RuntimeError:  # the server's loop has closed: nobody is listening any more
+            self._cancelled = True
+
+    def delta(self, delta: Delta) -> None:
+        self._put(delta)
+
+    def finish(self, result: ChatResult) -> None:
+        self._put(result)
+
+    def fail(self, error: BaseException) -> None:
+        self._put(_Failure(error))
+
+    async def next(self) -> "Delta | ChatResult | _Failure":
+        return await self._queue.get()
+
+
+def _status_of(error: BaseException) -> tuple[int, str]:
+    if isinstance(error, ServeError):
+        return error.status, str(error)
+    if isinstance(error, MobileR1Error):
+        return 400, str(error)
+    return 500, f"backend error: {type(error).__name__}: {error}"
+
+
+def create_app(backend: ChatBackend | Engine, model_name: str | None = None,
+               settings: ServerSettings | None = None) -> Any:
+    """A FastAPI app answering OpenAI chat-completions requests with `backend` (an `Engine` such as `HFBackend`, or a
+    plain `ChatBackend` served through `TextEngine`)."""
+    import anyio
     from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-    app = FastAPI(title="mobile-r1 serve", docs_url=None, redoc_url=None)
-    lock = threading.Lock()
+    settings = settings or ServerSettings()
+    if isinstance(backend, Engine):
+        engine = backend
+        if model_name:
+            engine.model_name = model_name
+    else:
+        engine = TextEngine(backend, model_name or "mobile-r1")
+    preparing = anyio.Semaphore(settings.max_preparing)
+    app = FastAPI(title="mobile-r1 serve", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.engine = engine
 
-    def error(status: int, message: str, kind: Literal["invalid_request_error", "server_error"]) -> JSONResponse:
-        return JSONResponse(status_code=status, content={"error": {"message": message, "type": kind, "code": status}})
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse(status_code=status, content=error_body(status, message))
+
+    async def read_body(request: Request, limit: int) -> bytes:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            raise _Refused(413, f"the request body is larger than this server's limit of {limit} bytes "
+                                "(mobile-r1 serve --max-request-mb)")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _Refused(413, f"the request body is larger than this server's limit of {limit} bytes "
+                                    "(mobile-r1 serve --max-request-mb)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def parse(body: bytes, schema: type[BaseModel]) -> tuple[Any, dict[str, Any]]:
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            raise _Refused(400, f"the request body is not valid JSON: {str(exc)[:200]}") from None
+        if not isinstance(data, dict):
+            raise _Refused(400, "the request body must be a JSON object")
+        try:
+            return schema.model_validate(data), data
+        except ValidationError as exc:
+            raise _Refused(422, describe(exc)) from None
+        except RecursionError:
+            raise _Refused(400, "the request body is nested too deeply") from None
+
+    def prepare(body: bytes) -> tuple[ChatRequest, SamplingParams, Prepared]:
+        request, data = parse(body, ChatRequest)
+        params = request.sampling_params()
+        messages = from_openai(data["messages"], max_image_pixels=settings.max_image_pixels,
+                               max_total_pixels=settings.max_total_pixels)
+        return request, params, engine.prepare(messages, params, request.model, stream=request.stream)
+
+    @app.exception_handler(_Refused)
+    async def _refused(_: Request, exc: _Refused) -> JSONResponse:
+        return error(exc.status, exc.message)
 
     @app.exception_handler(MobileR1Error)
     async def _project_error(_: Request, exc: MobileR1Error) -> JSONResponse:
-        return error(400, str(exc), "invalid_request_error")
+        return error(*_status_of(exc))
 
     @app.get("/v1/models")
-    def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": 0, "owned_by": "mobile-r1"}]}
+    async def models() -> dict[str, Any]:
+        cards = [{"id": engine.model_name, "object": "model", "created": 0, "owned_by": "mobile-r1", "root": None,
+                  "parent": None}]
+        cards += [{"id": a.name, "object": "model", "created": 0, "owned_by": "mobile-r1", "root": a.path,
+                   "parent": engine.model_name} for a in engine.adapters()]
+        return {"object": "list", "data": cards}
 
     @app.get("/health")
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", **engine.stats()}
 
     @app.post("/v1/chat/completions", response_model=None)
-    def chat_completions(request: ChatRequest) -> dict[str, Any] | JSONResponse:
-        if request.stream:
-            return error(400, "streaming is not supported; send stream=false", "invalid_request_error")
-        if request.n != 1:
-            return error(400, "only n=1 is supported", "invalid_request_error")
-        messages = from_openai(request.messages)
-        max_tokens = request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS
+    async def chat_completions(request: Request) -> Response:
+        body = await read_body(request, settings.max_request_bytes)
+        async with preparing:
+            chat, params, job = await anyio.to_thread.run_sync(prepare, body)
+        sink = _AsyncSink(asyncio.get_running_loop())
+        engine.submit(job, sink)
+        request_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+        if chat.stream:
+            include_usage = bool(chat.stream_options and chat.stream_options.include_usage)
+            events = _stream(sink, params, request_id, created, chat.model or engine.model_name,
+                             job.prompt_token_ids, include_usage)
+            return StreamingResponse(events, media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        watcher = asyncio.create_task(_watch_disconnect(request, sink))
         try:
-            with lock:
-                text = backend.complete(messages, request.temperature, max_tokens)
-        except MobileR1Error as exc:
-            return error(400, str(exc), "invalid_request_error")
-        except Exception as exc:  # the backend failed: a 500 the client may retry
-            return error(500, f"backend error: {type(exc).__name__}: {exc}", "server_error")
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": request.model or model_name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }
+            while True:
+                item = await sink.next()
+                if not isinstance(item, Delta):
+                    break
+        finally:
+            watcher.cancel()
+        if isinstance(item, _Failure):
+            return error(*_status_of(item.error))
+        return JSONResponse(completion_body(item, request_id, created, params))
+
+    async def adapter_body(request: Request, schema: type[BaseModel]) -> Any:
+        if not settings.lora_updates:
+            raise _Refused(404, "loading LoRA adapters at runtime is off on this server; start it with "
+                                "mobile-r1 serve --lora-updates")
+        body = await read_body(request, 64 * 1024)
+        return (await anyio.to_thread.run_sync(parse, body, schema))[0]
+
+    @app.post("/v1/load_lora_adapter", response_model=None)
+    async def load_lora_adapter(request: Request) -> Response:
+        body = await adapter_body(request, LoadLoraRequest)
+        await anyio.to_thread.run_sync(engine.load_adapter, body.lora_name, body.lora_path)
+        return PlainTextResponse(f"Success: LoRA adapter '{body.lora_name}' added successfully.")
+
+    @app.post("/v1/unload_lora_adapter", response_model=None)
+    async def unload_lora_adapter(request: Request) -> Response:
+        body = await adapter_body(request, UnloadLoraRequest)
+        await anyio.to_thread.run_sync(engine.unload_adapter, body.lora_name)
+        return PlainTextResponse(f"Success: LoRA adapter '{body.lora_name}' removed successfully.")
 
     return app
+
+
+async def _watch_disconnect(request: Any, sink: _AsyncSink) -> None:
+    """Cancel the request's generation when its client goes away (the body has been read: what comes is a disconnect)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            sink.cancel()
+            return
+
+
+async def _stream(sink: _AsyncSink, params: SamplingParams, request_id: str, created: int, model: str,
+                  prompt_token_ids: tuple[int, ...] | None, include_usage: bool) -> AsyncIterator[str]:
+    """Server-sent events: a first chunk with each choice's role, then text as it comes, finish reasons, usage."""
+
+    def event(body: dict[str, Any]) -> str:
+        return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    def chunk(choices: list[dict[str, Any]], **extra: Any) -> str:
+        return event(chunk_body(request_id, created, model, choices, include_usage=include_usage, **extra))
+
+    try:
+        first = [delta_choice(Delta(i), params, role=True) for i in range(params.n)]
+        ids = list(prompt_token_ids or ()) if params.return_token_ids else None
+        yield chunk(first, prompt_token_ids=ids)
+        finished: set[int] = set()
+        while True:
+            item = await sink.next()
+            if isinstance(item, Delta):
+                if item.finish_reason is not None:
+                    finished.add(item.index)
+                yield chunk([delta_choice(item, params)])
+                continue
+            if isinstance(item, _Failure):
+                status, message = _status_of(item.error)
+                yield event(error_body(status, message))
+                break
+            model = item.model
+            for c in item.completions:  # engines that do not stream deliver each choice whole at the end
+                if c.index not in finished:
+                    yield chunk([delta_choice(Delta(c.index, c.text, c.token_ids, c.logprobs or (), c.finish_reason),
+                                              params)])
+            if include_usage:
+                yield chunk([], usage=usage_body(item))
+            break
+        yield "data: [DONE]\n\n"
+    finally:
+        sink.cancel()  # a client that went away mid-stream stops its generation
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -93,26 +316,40 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def serve(backend: ChatBackend, *, host: str = "127.0.0.1", port: int = 8000, model_name: str = "mobile-r1") -> None:
+def _uvicorn_config(app: Any, host: str, port: int, settings: ServerSettings) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
+                          limit_concurrency=settings.max_connections, timeout_graceful_shutdown=5)
+
+
+def serve(backend: ChatBackend | Engine, *, host: str = "127.0.0.1", port: int = 8000, model_name: str | None = None,
+          settings: ServerSettings | None = None) -> None:
     """Serve `backend` until interrupted (Ctrl-C)."""
     import uvicorn
 
-    uvicorn.run(create_app(backend, model_name), host=host, port=port, log_level="warning")
+    settings = settings or ServerSettings()
+    app = create_app(backend, model_name, settings)
+    try:
+        uvicorn.Server(_uvicorn_config(app, host, port, settings)).run()
+    finally:
+        app.state.engine.close()
 
 
 class LoopbackServer:
     """Serve a backend on 127.0.0.1 in a background thread for the length of a `with` block.
 
-    Startup waits at most `start_timeout` seconds; leaving the block stops the server (at most
-    `stop_timeout` seconds). `base_url` is the OpenAI client's base URL (`http://127.0.0.1:PORT/v1`).
+    Startup waits at most `start_timeout` seconds; leaving the block stops the server and the engine's thread (at
+    most `stop_timeout` seconds). `base_url` is the OpenAI client's base URL (`http://127.0.0.1:PORT/v1`).
     """
 
     def __init__(
         self,
-        backend: ChatBackend,
+        backend: ChatBackend | Engine,
         *,
-        model_name: str = "mobile-r1",
+        model_name: str | None = None,
         port: int | None = None,
+        settings: ServerSettings | None = None,
         start_timeout: float = 20.0,
         stop_timeout: float = 10.0,
     ) -> None:
@@ -122,15 +359,18 @@ class LoopbackServer:
         self.port = port or free_port(self.host)
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
-        config = uvicorn.Config(
-            create_app(backend, model_name), host=self.host, port=self.port, log_level="warning", lifespan="off"
-        )
-        self._server = uvicorn.Server(config)
+        settings = settings or ServerSettings()
+        self.app = create_app(backend, model_name, settings)
+        self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, settings))
         self._thread = threading.Thread(target=self._server.run, name=f"serve-{self.port}", daemon=True)
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
 
     def __enter__(self) -> "LoopbackServer":
         self._thread.start()
@@ -146,6 +386,7 @@ class LoopbackServer:
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join(self.stop_timeout)
+        self.app.state.engine.close()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
