@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mobile_r1.core.actions import Action, ActionType
-from mobile_r1.core.errors import ActionError, ConfigError, EnvError, MobileR1Error
+from mobile_r1.core.errors import ActionError, ConfigError, EnvError, InfraError, MobileR1Error
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
-from mobile_r1.env.androidworld.client import DEFAULT_SETUP_TIMEOUT, DEFAULT_TIMEOUT, AndroidWorldClient
+from mobile_r1.env.androidworld.client import DEFAULT_RECONNECT, DEFAULT_SETUP_TIMEOUT, DEFAULT_TIMEOUT, AndroidWorldClient
 from mobile_r1.env.androidworld.wire import element_from_wire, to_json_action
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
@@ -93,6 +93,7 @@ class AndroidWorldBackend(Backend):
     url                  the server, e.g. http://127.0.0.1:5000 (AndroidWorld's docker image listens on 5000)
     render, scale        screenshots in observations, scaled to `scale` x the screen size (the agent's image)
     timeout              seconds for a request (observations, actions, scores); setup_timeout for set-ups
+    reconnect            seconds to keep trying while the server refuses connections (it is restarting)
     n_task_combinations  instances per task type in AndroidWorld's suite (its run.py's default: 1)
     complexity           a JSON file (or a mapping) {task type: complexity} added to the packaged table
     default_complexity   for task types the table does not know (MiniWoB's tasks have 3)
@@ -105,7 +106,7 @@ class AndroidWorldBackend(Backend):
 
     def __init__(self, url: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,
                  timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
-                 n_task_combinations: int = 1, complexity: str | Mapping[str, Any] | None = None,
+                 reconnect: float = DEFAULT_RECONNECT, n_task_combinations: int = 1, complexity: str | Mapping[str, Any] | None = None,
                  default_complexity: float = 3.0, wait_to_stabilize: bool = False, close_server: bool = False,
                  transport: Any = None) -> None:
         if not url or not url.startswith(("http://", "https://")):
@@ -114,15 +115,15 @@ class AndroidWorldBackend(Backend):
                               "--api androidworld`")
         if not scale > 0:
             raise ConfigError(f"scale must be > 0, got {scale}")
-        if not timeout > 0 or not setup_timeout > 0:
-            raise ConfigError("timeout and setup_timeout must be > 0 seconds")
+        if not timeout > 0 or not setup_timeout > 0 or reconnect < 0:
+            raise ConfigError("timeout and setup_timeout must be > 0 seconds, reconnect >= 0")
         if n_task_combinations < 1:
             raise ConfigError(f"n_task_combinations must be >= 1, got {n_task_combinations}")
         if not default_complexity > 0:
             raise ConfigError(f"default_complexity must be > 0, got {default_complexity}")
         self.url = url.rstrip("/")
         self.render, self.scale = render, scale
-        self.timeout, self.setup_timeout = float(timeout), float(setup_timeout)
+        self.timeout, self.setup_timeout, self.reconnect = float(timeout), float(setup_timeout), float(reconnect)
         self.n_task_combinations = int(n_task_combinations)
         self.complexity = _complexities(complexity)
         self.default_complexity = float(default_complexity)
@@ -134,7 +135,8 @@ class AndroidWorldBackend(Backend):
     @property
     def client(self) -> AndroidWorldClient:
         if self._client is None:
-            self._client = AndroidWorldClient(self.url, self.timeout, self.setup_timeout, transport=self._transport)
+            self._client = AndroidWorldClient(self.url, self.timeout, self.setup_timeout, self.reconnect,
+                                              transport=self._transport)
         return self._client
 
     @property
@@ -158,7 +160,12 @@ class AndroidWorldBackend(Backend):
 
         if n is not None and n < 1:
             raise ConfigError(f"n must be >= 1, got {n}")
-        self.client.health()
+        try:
+            self.client.health()
+        except InfraError as exc:
+            raise InfraError(f"{exc} Start one: AndroidWorld's docker image (docker run --privileged -p 5000:5000 -it "
+                             "android_world:latest) or our simulated phone (mobile-r1 sim serve --api androidworld "
+                             "--port 5000)") from None
         if suite in SUITES:
             if not self.simulated:
                 raise ConfigError(f"{suite!r} is a suite of our simulated phone; the server at {self.url} is "

@@ -6,13 +6,16 @@ transport; what a phone backend needs on top is the error policy:
 
 - the server unreachable (connection refused or reset: it is down or restarting), no answer within the timeout,
   an HTTP 5xx, an answer that is not JSON -> `InfraError` (the episode is not the agent's failure; `mobile-r1 eval`
-  records it apart and `--resume` plays it again);
+  records it apart and `--resume` plays it again). A refused connection is tried again for `reconnect` seconds
+  first (the request never reached the server, so this is always safe): a server that restarts between two
+  episodes costs no episode; one that dies during a request costs that episode;
 - an HTTP 4xx (a bad task family, a request the server refuses) -> `EnvError` with the server's own words;
 - an answer without the key the contract promises -> `EnvError` naming the key.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +25,7 @@ from mobile_r1.env.androidworld.wire import UI_ELEMENTS_PATH, JSONAction
 
 DEFAULT_TIMEOUT = 60.0  # seconds for an observation, an action or a score
 DEFAULT_SETUP_TIMEOUT = 600.0  # seconds for setting a task up or down (an emulator installs and clears app data)
+DEFAULT_RECONNECT = 10.0  # seconds to keep knocking while the server refuses connections (restarting)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +106,18 @@ def decode_pixels(payload: Any) -> Any:
 
 class AndroidWorldClient:
     """AndroidWorld's server API over HTTP. `base_url` like `http://127.0.0.1:5000`; `timeout` bounds every request
-    but the set-up ones (`setup_timeout`: reset, suite/reinitialize, task/initialize, task/tear_down, close)."""
+    but the set-up ones (`setup_timeout`: reset, suite/reinitialize, task/initialize, task/tear_down, close);
+    `reconnect` is how long a refused connection is tried again."""
 
     def __init__(self, base_url: str, timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
-                 transport: Any = None) -> None:
+                 reconnect: float = DEFAULT_RECONNECT, transport: Any = None) -> None:
         try:
             import httpx
         except ImportError:
             raise ConfigError("the androidworld backend needs httpx and numpy: pip install 'mobile-r1[androidworld]'") from None
 
         self.base_url = base_url.rstrip("/")
-        self.timeout, self.setup_timeout = float(timeout), float(setup_timeout)
+        self.timeout, self.setup_timeout, self.reconnect = float(timeout), float(setup_timeout), float(reconnect)
         self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
 
     # ----- transport and error policy ------------------------------------------------------------------------------
@@ -124,9 +129,17 @@ class AndroidWorldClient:
 
         timeout = self.setup_timeout if setup else self.timeout
         what = f"{method} {path}"
+        give_up = time.monotonic() + self.reconnect
         try:
-            response = self._http.request(method, path, params=dict(params) if params else None, json=body,
-                                          timeout=timeout)
+            while True:
+                try:
+                    response = self._http.request(method, path, params=dict(params) if params else None, json=body,
+                                                  timeout=timeout)
+                    break
+                except httpx.ConnectError:
+                    if time.monotonic() >= give_up:
+                        raise
+                    time.sleep(0.25)
         except httpx.TimeoutException:
             raise InfraError(f"the AndroidWorld server at {self.base_url} did not answer {what} within {timeout:g} s "
                              "(raise it with --env-option timeout=SECONDS)") from None

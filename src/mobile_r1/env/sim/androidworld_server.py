@@ -312,8 +312,8 @@ def create_app(state: SimAndroidWorld, gzip: bool = False) -> Any:
         guard(lambda: state.reset(go_home))
         return {"status": "success", "message": f"Environment reset with go_home={go_home}."}
 
-    @app.get("/screenshot")
-    def screenshot(wait_to_stabilize: bool) -> Response:
+    @app.get("/screenshot", response_class=Response)
+    def screenshot(wait_to_stabilize: bool) -> Any:
         return Response(pixels_json(guard(state.screenshot)), media_type="application/json")
 
     @app.post("/execute_action")
@@ -385,6 +385,12 @@ def create_app(state: SimAndroidWorld, gzip: bool = False) -> Any:
 def serve(state: SimAndroidWorld, host: str = "127.0.0.1", port: int = 5000, gzip: bool = False,
           ready: Callable[[str], None] | None = None, log_level: str = "warning") -> None:
     """Serve `state` until interrupted; `port=0` takes a free port. `ready(url)` is called once the socket is bound."""
+    serve_app(create_app(state, gzip=gzip), host, port, ready, log_level)
+
+
+def serve_app(app: Any, host: str = "127.0.0.1", port: int = 5000, ready: Callable[[str], None] | None = None,
+              log_level: str = "warning") -> None:
+    """Serve an ASGI app with uvicorn on a socket bound here (so `port=0` can be reported before serving)."""
     import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -400,9 +406,9 @@ def serve(state: SimAndroidWorld, host: str = "127.0.0.1", port: int = 5000, gzi
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     if ready is not None:
         ready(f"http://{shown}:{bound}")
-    config = uvicorn.Config(create_app(state, gzip=gzip), log_level=log_level, timeout_graceful_shutdown=1)
+    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])
 
 
-__all__ = ["SimAndroidWorld", "create_app", "serve", "actuation", "apply", "families", "parse_family", "pixels_json",
+__all__ = ["SimAndroidWorld", "create_app", "serve", "serve_app", "actuation", "apply", "families", "parse_family", "pixels_json",
            "DEFAULT_SEED", "DEFAULT_COMBINATIONS"]
