@@ -479,6 +479,9 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
 
 def _run(config: EvalConfig, backend: Backend, started: float,
          progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+    if backend.max_in_play is not None and config.workers > backend.max_in_play:
+        raise ConfigError(f"the '{backend.name}' phone plays {backend.max_in_play} episode(s) at a time; "
+                          f"use --workers {backend.max_in_play}")
     tasks = suite_episodes(config, backend)
     run_dir, log, previous = _open_run_dir(config)
     wanted = {t.id for t in tasks}

@@ -70,8 +70,10 @@ def test_task_families_are_listed_as_androidworld_lists_them(ours: Any) -> None:
     assert [r.id for r in backend.episodes("nav-sim/test", "test", n=3, seed=5)] == [r.id for r in refs[:3]]
     with pytest.raises(ConfigError, match="no 'train' split"):
         backend.episodes("androidworld", "train")
-    with pytest.raises(ConfigError, match="Invalid task family: android_world"):
-        backend.episodes("androidworld", "test")  # our server has our suites only
+    with pytest.raises(ConfigError, match="Invalid task family: AndroidWorld"):
+        backend.episodes("AndroidWorld", "test")
+    # AndroidWorld's own family is, on our server, the family it started with (nav-sim, seed 42)
+    assert {r.task for r in backend.episodes("androidworld", "test", seed=42)} == set(types)
     with pytest.raises(ConfigError, match="not in nav-sim/test"):
         backend.episodes("nav-sim/test", "test", tasks=["NoSuchTask"])
 
@@ -138,6 +140,22 @@ def test_what_androidworld_cannot_do_changes_nothing(ours: Any) -> None:
     assert not verdict.success and verdict.inquiry == "over_asked" and verdict.over_asks == 1
     assert "did not end the episode" in verdict.reason
     env.close()
+
+
+def test_a_server_plays_one_episode_at_a_time(ours: Any) -> None:
+    from mobile_r1.eval.runner import EvalConfig, run_eval
+
+    with pytest.raises(ConfigError, match="1 episode\\(s\\) at a time; use --workers 1"):
+        run_eval(EvalConfig(agent="oracle", env=f"androidworld:{ours.url}", suite="nav-sim", episodes=2, workers=2))
+    backend = make_backend(f"androidworld:{ours.url}", render=False)
+    first, second = (backend.open(r) for r in backend.episodes("nav-sim", "test", n=2))
+    first.reset()
+    with pytest.raises(ConfigError, match="still in play"):
+        second.reset()
+    first.close()
+    second.reset()
+    assert second.initialized and not first.initialized
+    second.close()
 
 
 def test_a_server_without_a_ui_tree_gives_screenshots_and_says_why_there_are_no_elements(theirs: Any) -> None:

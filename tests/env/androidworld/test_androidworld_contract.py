@@ -131,7 +131,13 @@ def test_our_server_answers_every_endpoint_with_the_contracts_keys(server: TestC
 def test_our_server_answers_errors_as_androidworlds_does(server: TestClient) -> None:
     bad = server.get("/suite/reinitialize", params={"task_family": "no_such_family"})
     assert bad.status_code == INVALID_FAMILY_STATUS and "Invalid task family: no_such_family" in bad.json()["detail"]
-    assert server.get("/suite/reinitialize").status_code == INVALID_FAMILY_STATUS  # the default family is AndroidWorld's
+    # AndroidWorld's default family, which its clients ask for, is the family the server started with
+    assert server.get("/suite/reinitialize", params={"task_family": "nav-sim/unseen-app"}).status_code == 200
+    unseen = server.get("/suite/task_list", params={"max_index": -1}).json()["task_list"]
+    assert server.get("/suite/reinitialize", params={"seed": 0}).status_code == 200
+    started = server.get("/suite/task_list", params={"max_index": -1}).json()["task_list"]
+    assert set(started).isdisjoint(unseen) and server.get("/task/goal", params={"task_type": started[0], "task_idx": 0}).json() == \
+        {"goal": SimAndroidWorld("nav-sim", seed=0, n_task_combinations=1).task(started[0], 0).instruction}
     assert server.post("/reset").status_code == 422  # a required query parameter missing
     assert server.get("/task/goal", params={"task_type": "x", "task_idx": "one"}).status_code == 422
     assert server.get("/task/goal", params={"task_type": "no.such.task", "task_idx": 0}).status_code == 500

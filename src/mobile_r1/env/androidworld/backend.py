@@ -18,7 +18,7 @@ Which episodes `episodes(suite, split, n, seed, tasks)` lists:
 - `suite` one of our suites (`nav-sim`, `inquire-sim`) on our simulated phone's server: the episodes the `sim`
   backend lists for (suite, split, n, seed), with the same ids, instructions and budgets, each found on the server
   as task type = its task id, task_idx = its place among that task's episodes in the split (the server's task family
-  `SUITE/SPLIT`). On these the expert can demonstrate (EXPERT): it plans on a local simulated phone that performs
+  `SUITE/SPLIT`); `tasks` keeps those task types of the split. On these the expert can demonstrate (EXPERT): it plans on a local simulated phone that performs
   every action as the server will, so its plan replays exactly.
 
 An episode: `reset` re-initialises the suite (AndroidWorld refuses to initialise a task instance twice; this also
@@ -29,12 +29,14 @@ episode and the score is 1.0 (AndroidWorld counts a task only when the agent dec
 fraction is kept as the score, 0-4 = 4 x fraction); `close` tears the task down. `call_user` reaches no one
 (AndroidWorld has no user): the step changes nothing and says so. AndroidWorld's server sends no UI tree, so its
 observations carry the screenshot and no elements (`Observation.elements_missing` says why; text-only agents stop
-with that message). A server holds one phone: play one episode at a time on it (`--workers 1`).
+with that message). A server holds one phone: one episode is in play at a time (`max_in_play = 1`: `mobile-r1 eval`
+refuses `--workers` > 1, and a second episode reset while another is in play in this process is refused).
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import replace
 from functools import cached_property
 from importlib import resources
@@ -55,6 +57,8 @@ SUITE = "androidworld"  # our name for AndroidWorld's whole suite
 FAMILY = "android_world"  # AndroidWorld's name for it
 FAMILIES = ("android_world", "android", "information_retrieval", "miniwob", "miniwob_subset")
 STEPS_PER_COMPLEXITY = 10  # AndroidWorld's budget: int(10 * complexity)
+# The episode in play on each server (URL) in this process: a server holds one phone.
+_PLAYING: weakref.WeakValueDictionary[str, AndroidWorldTaskEnv] = weakref.WeakValueDictionary()
 NO_TREE = "AndroidWorld's server sends screenshots only, no UI tree"
 NO_USER = "call_user: AndroidWorld has no user to answer; nothing was sent to the phone"
 
@@ -103,6 +107,7 @@ class AndroidWorldBackend(Backend):
     """
 
     name = NAME
+    max_in_play = 1  # a server holds one phone
 
     def __init__(self, url: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,
                  timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
@@ -272,6 +277,11 @@ class AndroidWorldTaskEnv(TaskEnv):
     def _reset(self) -> Observation:
         meta = self.episode.meta
         self._tear_down()
+        playing = _PLAYING.get(self.backend.url)
+        if playing is not None and playing is not self and playing.initialized:
+            raise ConfigError(f"episode {playing.episode.id} is still in play on {self.backend.url}, which holds one "
+                              f"phone: close it before starting {self.episode.id} (--workers 1)")
+        _PLAYING[self.backend.url] = self
         self.questions = []
         self.client.reinitialize(int(meta["n_task_combinations"]), int(meta["suite_seed"]),  # type: ignore[call-overload]
                                  str(meta["task_family"]))
@@ -283,7 +293,11 @@ class AndroidWorldTaskEnv(TaskEnv):
         self.client.reset(go_home=True)
         self.client.initialize_task(self.task_type, self.task_idx)
         self.initialized = True
-        return self._observe()
+        try:
+            return self._observe()
+        except MobileR1Error:
+            self.close()  # an episode that never started holds nothing
+            raise
 
     def _observe(self) -> Observation:
         backend = self.backend

@@ -12,7 +12,8 @@ keys over the built-in simulated phone, so AndroidWorld clients run on a laptop 
     POST /close                      GET /health
     GET  /ui_elements?wait_to_stabilize=   (ours alone: the screen's UI elements, which AndroidWorld's server omits)
 
-Task families are our suites: `nav-sim` or `inquire-sim` (their test split) or `SUITE/SPLIT` (`nav-sim/train`);
+Task families are our suites: `nav-sim` or `inquire-sim` (their test split) or `SUITE/SPLIT` (`nav-sim/train`), and
+`android_world`, the family AndroidWorld's clients ask for by default, is the one the server started with;
 task types are our task ids (`contacts.favorite`), sorted as AndroidWorld sorts its suite; the instances of a task
 type are its episodes in the split, in the split's order, the first `n_task_combinations` of them. `task/score` is
 1.0 when the rule judge says the task succeeded, else 0.0.
@@ -44,12 +45,14 @@ from mobile_r1.tasks.suites import SPLITS, SUITES
 # AndroidWorld's server starts with `create_suite(n_task_combinations=2, seed=42)`; ours does too.
 DEFAULT_SEED = 42
 DEFAULT_COMBINATIONS = 2
+DEFAULT_FAMILY = "android_world"  # what AndroidWorld's clients reinitialise by default: here, the starting family
 WAIT_SECONDS = 1.0  # AndroidWorld's executor sleeps one second for `wait`
 
 
 def families() -> list[str]:
-    """The task families this server knows: each suite (its test split) and each SUITE/SPLIT."""
-    return [*SUITES, *(f"{s}/{split}" for s in SUITES for split in SPLITS)]
+    """The task families this server knows: each suite (its test split), each SUITE/SPLIT, and AndroidWorld's default
+    (the family the server started with)."""
+    return [*SUITES, *(f"{s}/{split}" for s in SUITES for split in SPLITS), DEFAULT_FAMILY]
 
 
 def parse_family(family: str) -> tuple[str, str]:
@@ -171,9 +174,13 @@ class SimAndroidWorld:
     def __init__(self, family: str = "nav-sim", seed: int = DEFAULT_SEED,
                  n_task_combinations: int = DEFAULT_COMBINATIONS, scale: float = 1.0, specs: str | None = None) -> None:
         try:
+            if family == DEFAULT_FAMILY:
+                raise ValueError(f"{DEFAULT_FAMILY} is AndroidWorld's own task family; this server starts with one of "
+                                 f"{', '.join(families()[:-1])}")
             parse_family(family)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        self.family = family
         self.backend = SimBackend(render=False, scale=scale, xml=False, specs=specs)
         self.scale = scale
         self.lock = threading.RLock()
@@ -192,7 +199,7 @@ class SimAndroidWorld:
         return self.env.sim if self.env is not None else self.idle
 
     def reinitialize(self, n_task_combinations: int, seed: int, family: str) -> None:
-        suite, split = parse_family(family)
+        suite, split = parse_family(self.family if family == DEFAULT_FAMILY else family)
         with self.lock:
             key = (suite, split, seed)
             if key not in self._splits:
@@ -333,7 +340,7 @@ def create_app(state: SimAndroidWorld, gzip: bool = False) -> Any:
 
     @suite_router.get("/reinitialize")
     def reinitialize_suite(n_task_combinations: int = DEFAULT_COMBINATIONS, seed: int = DEFAULT_SEED,
-                           task_family: str = "android_world") -> dict[str, str]:
+                           task_family: str = DEFAULT_FAMILY) -> dict[str, str]:
         try:
             state.reinitialize(n_task_combinations, seed, task_family)
         except ValueError as exc:
