@@ -166,6 +166,10 @@ class ModelView:
         screenshot is resized to the model frame's pixel size ("qwen"), or sent as it is.
         """
         obs = request.observation
+        if self.observation_mode == "text" and obs.elements_missing:
+            raise ConfigError(
+                f"this agent reads the screen's element list (observation_mode='text'), but the phone gives none: "
+                f"{obs.elements_missing}; use a screenshot dialect (--observation image) on this phone")
         frame = self.model_frame(obs)
         screen = Frame.screen(*obs.screen_size)
         history = [_step_in_frame(s, screen, frame) for s in request.history]

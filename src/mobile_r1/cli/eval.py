@@ -68,7 +68,8 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
 def eval_command(
     agent: str = typer.Option(..., "--agent", help="Agent spec: oracle, never-ask, always-ask, random, hf:PATH, openai:MODEL."),
     env: str = typer.Option("sim", "--env", help="The phone: sim (the built-in simulated phone), or another backend by name."),
-    suite: str = typer.Option("inquire-sim", "--suite", help="inquire-sim or nav-sim."),
+    suite: str = typer.Option("inquire-sim", "--suite", help="inquire-sim or nav-sim (the simulated phone's); "
+                              "androidworld or a task family on --env androidworld:URL."),
     split: str = typer.Option("test", "--split", help="Suite split (test, train, ...)."),
     episodes: int | None = typer.Option(None, "--episodes", help="Run only the first N episodes of the split."),
     workers: int = typer.Option(1, "--workers", help="Episodes in flight (processes for scripted agents, a batch for models)."),
@@ -80,6 +81,8 @@ def eval_command(
     seed: int = typer.Option(0, "--seed", help="Base seed of the suite's episodes."),
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
+    env_option: list[str] = typer.Option([], "--env-option", help="Further option of the phone backend KEY=VALUE "
+                                         "(repeatable), e.g. timeout=30 for --env androidworld:URL."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
     specs: Optional[Path] = typer.Option(None, "--specs", help="(sim) A folder of your own task specs, added to the packaged ones."),
     specs_only: bool = typer.Option(False, "--specs-only", help="(sim) Use the --specs folder alone."),
@@ -98,7 +101,7 @@ def eval_command(
     config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only),
                         exclude=str(exclude) if exclude else None, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
-                        agent_options=agent_options)
+                        agent_options=agent_options, env_options=_options(env_option))
     with _progress() as bar:
         task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 

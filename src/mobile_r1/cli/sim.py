@@ -80,3 +80,39 @@ def play(
         typer.echo(HELP)
     steps = run(env, sys.stdin, sys.stdout, shots, scale)
     console.print(f"{steps} steps")
+
+
+@sim_app.command("serve")
+def serve(
+    api: str = typer.Option("androidworld", "--api", help="Which API to serve the phone with: androidworld."),
+    port: int = typer.Option(5000, "--port", help="TCP port (AndroidWorld's server uses 5000; 0 picks a free one)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (0.0.0.0 to accept other machines)."),
+    suite: str = typer.Option("nav-sim", "--suite", help="Task family at start: a suite (its test split) or "
+                              "SUITE/SPLIT; clients change it with /suite/reinitialize."),
+    seed: int = typer.Option(42, "--seed", help="Suite seed at start (AndroidWorld's server starts with 42)."),
+    combinations: int = typer.Option(2, "--n-task-combinations", help="Instances per task type at start."),
+    scale: float = typer.Option(1.0, "--scale", help="Screenshot scale of the 1080x2400 screen (AndroidWorld sends "
+                                "full-size screenshots: 1.0)."),
+    gzip: bool = typer.Option(False, "--gzip/--no-gzip", help="Compress large answers for clients that accept gzip "
+                              "(worth it over a network, not on loopback)."),
+) -> None:
+    """Serve the simulated phone with AndroidWorld's HTTP API (its task families are our suites; one extra endpoint,
+    /ui_elements, gives the screen's UI elements). Prints the URL, then serves until Ctrl-C."""
+    from mobile_r1.core.errors import ConfigError
+    from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, serve as run_server
+
+    if api != "androidworld":
+        raise ConfigError(f"--api {api!r}: the phone can be served with: androidworld")
+    if not scale > 0:
+        raise ConfigError(f"--scale must be > 0, got {scale}")
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--port must be within 0..65535, got {port}")
+    state = SimAndroidWorld(suite, seed, combinations, scale)
+
+    def ready(url: str) -> None:
+        typer.echo(f"serving the simulated phone with AndroidWorld's API on {url}")
+        sys.stdout.flush()
+        console.print("Ctrl-C to stop; e.g. mobile-r1 eval --env androidworld:" + url +
+                      f" --suite {suite.partition('/')[0]} --agent oracle", markup=False)
+
+    run_server(state, host=host, port=port, gzip=gzip, ready=ready)

@@ -101,7 +101,11 @@ _FLAGS = (
 
 @dataclass(slots=True)
 class Observation:
-    """What an agent sees at one step. `screenshot` is an in-memory image (PIL) and is never serialised."""
+    """What an agent sees at one step. `screenshot` is an in-memory image (PIL) and is never serialised.
+
+    `elements_missing` says why `elements` is empty when the phone cannot report its UI tree (a real AndroidWorld
+    server sends only screenshots); None when `elements` is the screen's tree.
+    """
 
     screen_size: tuple[int, int]
     elements: list[UIElement] = field(default_factory=list)
@@ -112,13 +116,14 @@ class Observation:
     activity: str | None = None
     state_key: str | None = None
     app_state: dict[str, Any] | None = None
+    elements_missing: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "screen_size": list(self.screen_size),
             "elements": [e.to_dict() for e in self.elements],
         }
-        for key in ("screenshot_path", "xml", "app", "activity", "state_key", "app_state"):
+        for key in ("screenshot_path", "xml", "app", "activity", "state_key", "app_state", "elements_missing"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -137,6 +142,7 @@ class Observation:
                 activity=data.get("activity"),
                 state_key=data.get("state_key"),
                 app_state=data.get("app_state"),
+                elements_missing=data.get("elements_missing"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise DataError(f"bad observation: needs 'screen_size' [W, H] ({exc})") from None

@@ -186,6 +186,9 @@ class PhoneEnv(gymnasium.Env):
         assert self.task_env is not None
         instruction = self.task_env.episode.instruction[:MAX_TEXT]
         if self.observation_mode == "text":
+            if observation.elements_missing:
+                raise ConfigError(f"observation='text' needs the screen's element list, but this backend gives none: "
+                                  f"{observation.elements_missing}; use observation='image'")
             return {"instruction": instruction,
                     "screen": render_elements(observation.elements, observation.screen_size)[:MAX_TEXT]}
         if observation.screenshot is None:

@@ -267,9 +267,14 @@ class TaskEnv(ABC):
 
 
 class Backend(ABC):
-    """A source of phones with tasks on them: lists the episodes of a suite and opens one as a `TaskEnv`."""
+    """A source of phones with tasks on them: lists the episodes of a suite and opens one as a `TaskEnv`.
+
+    `max_in_play` is how many of its episodes can be in play at once (None: as many as wanted); a server that holds
+    one phone has 1, and `mobile-r1 eval` refuses more `--workers` than that.
+    """
 
     name: ClassVar[str] = "backend"
+    max_in_play: ClassVar[int | None] = None
 
     def suites(self) -> list[str]:
         """The suites `episodes` knows (empty when episodes come from elsewhere, such as a task file)."""

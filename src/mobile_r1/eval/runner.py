@@ -501,6 +501,9 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
     started = time.perf_counter()
     backend = config.backend()
     try:
+        if backend.max_in_play is not None and config.workers > backend.max_in_play:
+            raise ConfigError(f"the '{backend.name}' phone plays {backend.max_in_play} episode(s) at a time; "
+                              f"use --workers {backend.max_in_play}")
         tasks = suite_episodes(config, backend)
         agent = build_agent(config)  # its options are checked before anything is written: a typo leaves no run folder
         try:
