@@ -122,6 +122,16 @@ def test_phones_in_actors_answer_as_in_process_and_errors_come_back_as_they_were
             pool.open(stranger)
 
 
+def test_agents_reseeded_per_episode_play_on_the_pool_as_in_process(tmp_path: Path) -> None:
+    config = EvalConfig(agent="random", suite="inquire-sim", episodes=6, max_steps=4, out=tmp_path / "here")
+    here = {r["id"]: r for r in load_run(run_eval(config).run_dir)[1]}  # type: ignore[arg-type]
+    with RayBackend("sim", workers=2, render=True, scale=0.3, xml=False) as pool:
+        config.out = tmp_path / "there"
+        there = load_run(run_eval(config, backend=pool).run_dir)[1]  # type: ignore[arg-type]
+    assert len(there) == 6 and all(_actions(r) == _actions(here[r["id"]]) for r in there)
+    assert len({json.dumps(_actions(r)) for r in there}) > 1  # the episodes' agents are seeded apart
+
+
 def test_without_recovery_a_lost_worker_is_an_infrastructure_error() -> None:
     with RayBackend("sim", workers=1, render=False, recover=False) as pool:
         env = pool.open(pool.episodes("nav-sim", "test", 1)[0])
