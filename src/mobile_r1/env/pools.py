@@ -74,6 +74,28 @@ def run_setup(setup: Sequence[str]) -> None:
             target()
 
 
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail fast on a cluster address nothing answers at (Ray itself retries for minutes): HOST:PORT and
+    ray://HOST:PORT are tried with one TCP connection; "auto" and other forms are left to Ray."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if address == "auto":
+        return
+    parts = urlsplit(address if "://" in address else f"gcs://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise ConfigError(f"a Ray address is HOST:PORT, ray://HOST:PORT or auto; got {address!r}") from None
+    if not host or not port:
+        raise ConfigError(f"a Ray address is HOST:PORT, ray://HOST:PORT or auto; got {address!r}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise InfraError(f"no Ray cluster answers at {address} ({exc}); start one (`ray start --head`) or leave the "
+                         "address out for a local cluster") from None
+
+
 # ----- the actor's side -------------------------------------------------------------------------------------------
 
 
@@ -446,6 +468,8 @@ class RayBackend(Backend):
         ray = _ray()
         if not ray.is_initialized():
             address = None if self.address in (None, LOCAL) else self.address
+            if address is not None:
+                check_reachable(address)
             try:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                          configure_logging=False)
@@ -593,4 +617,5 @@ def make_pool(spec: str, ray: str | None, workers: int | None = None, **options:
     return RayBackend(spec, address=ray, workers=workers, **options)
 
 
-__all__ = ["RayBackend", "RemoteTaskEnv", "PhoneHost", "PoolStats", "make_pool", "same_screen", "run_setup", "LOCAL"]
+__all__ = ["RayBackend", "RemoteTaskEnv", "PhoneHost", "PoolStats", "make_pool", "same_screen", "run_setup",
+           "check_reachable", "LOCAL"]
