@@ -91,6 +91,12 @@ class Agent:
         screen (the scripted oracle needs the backend's expert) take it from `env`'s declared capabilities; model
         agents ignore this."""
 
+    def start_episodes(self, started: Sequence[tuple[EpisodeRef, TaskEnv]]) -> None:
+        """`start_episode` for each (episode, phone) pair; an agent that asks the phones for something overrides this to
+        ask them all at once (`mobile_r1.env.expert_demos`), which a pool of remote phones answers in parallel."""
+        for episode, env in started:
+            self.start_episode(episode, env)
+
     def close(self) -> None:
         """Release clients, models or threads."""
 

@@ -10,8 +10,9 @@ episode is played on.
   as if the user had agreed (a declined payment is paid; a clarification is taken as already known).
 - `always-ask`: the oracle's plan with a `call_user` question before every other action (ignoring the replies).
 
-The plan is made in `start_episode(episode, env)`, which the evaluation runner calls before an episode's first
-request; a backend without an expert gets a clear error there.
+The plan is made in `start_episode(episode, env)` (`start_episodes` for many, their expert demonstrations asked of
+the phones at once), which the evaluation runner calls before an episode's first request; a backend without an
+expert gets a clear error there.
 """
 
 from __future__ import annotations
@@ -23,17 +24,21 @@ from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest
 from mobile_r1.agents.registry import register_agent
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.dialects import ParseResult, get_dialect
-from mobile_r1.core.errors import ActionError, ConfigError
-from mobile_r1.env.protocol import Capability, EpisodeRef, PlannedStep, TaskEnv
+from mobile_r1.core.errors import ActionError, ConfigError, InfraError
+from mobile_r1.env.protocol import Capability, Demonstration, EpisodeRef, PlannedStep, TaskEnv, expert_demos
 
 FREE_TYPES = frozenset({ActionType.CALL_USER, ActionType.TERMINATE, ActionType.ANSWER})
-Planner = Callable[[TaskEnv], list[PlannedStep]]
+Shape = Callable[[list[PlannedStep]], list[PlannedStep]]
 
 
 def expert_plan(env: TaskEnv, *, ask: bool = True) -> list[PlannedStep]:
     """The expert's steps for the episode on `env`, ending with `terminate`; `ask=False` plans as if the task needed
     no question."""
-    demo = env.expert_demo(ask=ask)
+    return plan_of(env.expert_demo(ask=ask))
+
+
+def plan_of(demo: Demonstration) -> list[PlannedStep]:
+    """A demonstration's steps, ending with `terminate` (a `failure` one where the expert stopped short)."""
     steps = demo.plan()
     if not steps or steps[-1].action.type is not ActionType.TERMINATE:
         why = demo.stuck or "the plan ended early"
@@ -60,19 +65,34 @@ def always_ask(plan: Sequence[PlannedStep]) -> list[PlannedStep]:
     return out
 
 
-class ScriptedAgent(Agent):
-    """Replays a per-episode plan built by `planner(env)`; see the module docstring."""
+def _same(plan: list[PlannedStep]) -> list[PlannedStep]:
+    return plan
 
-    def __init__(self, name: str, planner: Planner, *, dialect: str = "qwen2.5vl") -> None:
+
+class ScriptedAgent(Agent):
+    """Replays a per-episode plan: the expert's demonstration (`ask=False`: planned without questions), reshaped by
+    `shape`; see the module docstring."""
+
+    def __init__(self, name: str, *, ask: bool = True, shape: Shape = _same, dialect: str = "qwen2.5vl") -> None:
         self.name = name
-        self.planner = planner
+        self.ask = ask
+        self.shape = shape
         self.dialect = get_dialect(dialect)
         self.plans: dict[str, list[PlannedStep]] = {}
 
     def start_episode(self, episode: EpisodeRef, env: TaskEnv) -> None:
         """Plan the episode with the backend's expert (requests with `episode_id == episode.id` follow the plan)."""
-        env.require(Capability.EXPERT, f"the {self.name} agent")
-        self.plans[episode.id] = self.planner(env)
+        self.start_episodes([(episode, env)])
+
+    def start_episodes(self, started: Sequence[tuple[EpisodeRef, TaskEnv]]) -> None:
+        """Plan many episodes, their experts' demonstrations asked of the phones at once."""
+        for _, env in started:
+            env.require(Capability.EXPERT, f"the {self.name} agent")
+        demos = expert_demos([env for _, env in started], ask=self.ask)
+        for (episode, _), demo in zip(started, demos):
+            if isinstance(demo, InfraError):
+                raise demo
+            self.plans[episode.id] = self.shape(plan_of(demo))
 
     def reset(self, episode_id: str | None = None) -> None:
         if episode_id is None:
@@ -116,15 +136,15 @@ def _options(argument: str | None, options: dict[str, object], kind: str) -> str
 
 
 def _oracle(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("oracle", expert_plan, dialect=_options(argument, options, "oracle"))
+    return ScriptedAgent("oracle", dialect=_options(argument, options, "oracle"))
 
 
 def _never_ask(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("never-ask", lambda env: expert_plan(env, ask=False), dialect=_options(argument, options, "never-ask"))
+    return ScriptedAgent("never-ask", ask=False, dialect=_options(argument, options, "never-ask"))
 
 
 def _always_ask(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("always-ask", lambda env: always_ask(expert_plan(env)), dialect=_options(argument, options, "always-ask"))
+    return ScriptedAgent("always-ask", shape=always_ask, dialect=_options(argument, options, "always-ask"))
 
 
 def register() -> None:
@@ -136,4 +156,4 @@ def register() -> None:
 
 register()
 
-__all__ = ["ScriptedAgent", "expert_plan", "always_ask", "register"]
+__all__ = ["ScriptedAgent", "expert_plan", "plan_of", "always_ask", "register"]

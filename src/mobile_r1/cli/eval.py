@@ -72,7 +72,9 @@ def eval_command(
                               "androidworld or a task family on --env androidworld:URL."),
     split: str = typer.Option("test", "--split", help="Suite split (test, train, ...)."),
     episodes: int | None = typer.Option(None, "--episodes", help="Run only the first N episodes of the split."),
-    workers: int = typer.Option(1, "--workers", help="Episodes in flight (processes for scripted agents, a batch for models)."),
+    workers: int = typer.Option(1, "--workers", help="Episodes in flight (processes for scripted agents, a batch for models; with --ray, at least one per Ray worker)."),
+    ray: str | None = typer.Option(None, "--ray", metavar="[ADDRESS]", help="Play on a pool of Ray actors: --ray alone for a local Ray cluster (the one RAY_ADDRESS names, or a new one), or a cluster's address (auto, HOST:6379, ray://HOST:10001). Per-episode results are those of a run in process; a worker that dies is replaced and its episodes played again. Needs `pip install 'mobile-r1[ray]'`."),
+    ray_workers: int | None = typer.Option(None, "--ray-workers", help="Actors in the Ray pool (default: one per CPU of the cluster)."),
     dialect: str | None = typer.Option(None, "--dialect", help="The agent's dialect (qwen2.5vl, inquire, mobile-r1, uitars, compact; default: a trained model's own, else qwen2.5vl)."),
     observation: str | None = typer.Option(None, "--observation", help="image (screenshots) or text (element list) for model agents (default: what a model from `mobile-r1 train` was trained on; else screenshots for vision models and API agents, the element list for text models)."),
     out: Path | None = typer.Option(None, "--out", help="Run directory for episodes.jsonl, screens/, run.json, metrics.json."),
@@ -101,7 +103,8 @@ def eval_command(
     config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only),
                         exclude=str(exclude) if exclude else None, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
-                        agent_options=agent_options, env_options=_options(env_option))
+                        agent_options=agent_options, env_options=_options(env_option), ray=ray,
+                        ray_workers=ray_workers)
     with _progress() as bar:
         task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 

@@ -11,12 +11,28 @@ from mobile_r1.cli.app import app, console
 from mobile_r1.core.errors import MobileR1Error
 
 # Each module registers its commands on `app` when imported; keep them light (import heavy libraries inside).
+# Options whose value may be left out (`--ray` alone): the value they take then.
+OPTIONAL_VALUES: dict[str, str] = {"--ray": "local"}
 COMMAND_MODULES: list[str] = ["rescore", "serve", "match", "data", "reward", "sim", "train", "eval", "tasks", "report", "compare", "demo"]
 
 
 def _load_commands() -> None:
     for name in COMMAND_MODULES:
         importlib.import_module(f"mobile_r1.cli.{name}")
+
+
+def fill_optional_values(argv: list[str]) -> list[str]:
+    """`--ray` followed by nothing or by another option becomes `--ray local` (Typer has no options with an optional
+    value; `--ray=ADDRESS` and `--ray ADDRESS` pass through)."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        if arg == "--":
+            out.extend(argv[index + 1:])
+            break
+        if arg in OPTIONAL_VALUES and (index + 1 == len(argv) or argv[index + 1].startswith("-")):
+            out.append(OPTIONAL_VALUES[arg])
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     _load_commands()
     try:
-        app(args=argv, standalone_mode=True)
+        app(args=fill_optional_values(sys.argv[1:] if argv is None else list(argv)), standalone_mode=True)
     except MobileR1Error as exc:
         # the message is plain text: escape it, so that `[x1, y1, x2, y2]` is printed, not taken for markup
         # and printable: a lone surrogate quoted from a bad file is shown as its escape, not a UnicodeEncodeError

@@ -20,6 +20,12 @@ records it returns. What a backend can do beyond the core is declared in `TaskEn
 The step budget is kept here, once, for every backend: `open(episode, max_steps)` sets it (default: the episode's
 own), `step` and `skip` count against it, and the step that uses it up returns `truncated=True`. `skip(reason)` is
 a turn in which the agent gave nothing the phone can do (an unreadable reply): it costs a step and touches nothing.
+
+Many phones at once: `step_many([Move(env, action), ...])`, `reset_many(envs)` and `expert_demos(envs)` play one
+call on each of many environments and return the results in order (an `InfraError` in place of a phone that failed).
+In process they run one after another, exactly as the single calls do; a backend whose phones live in other processes
+(`env.pools.RayBackend`) runs them at once. Each environment sees the same calls either way, so results do not
+depend on the batching.
 """
 
 from __future__ import annotations
@@ -27,10 +33,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any, ClassVar, Mapping, Sequence, Union
+from typing import Any, ClassVar, Literal, Mapping, Sequence, Union, cast
 
 from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import CapabilityError, DataError, EnvError
+from mobile_r1.core.errors import CapabilityError, DataError, EnvError, InfraError
 from mobile_r1.core.records import Episode, Observation
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
 
@@ -259,11 +265,87 @@ class TaskEnv(ABC):
         self.require(Capability.EXPERT, "expert_demo()")
         raise NotImplementedError  # a backend that declares EXPERT overrides this
 
+    # ----- many environments at once ------------------------------------------------------------------------------
+    @classmethod
+    def _gather(cls, calls: Sequence[EnvCall]) -> list[object]:
+        """Run `calls` (each on an environment of this class) and return their results in order, the `InfraError`
+        in place of a call whose phone failed. The default runs them one after another; a backend whose phones live
+        in other processes overrides this to run them at once (`step_many` and friends group calls by it)."""
+        out: list[object] = []
+        for call in calls:
+            try:
+                out.append(call.run())
+            except InfraError as exc:
+                out.append(exc)
+        return out
+
     def __enter__(self) -> TaskEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+StepResult = tuple[Observation, bool, bool, StepInfo]
+EnvMethod = Literal["reset", "step", "skip", "judge", "expert_demo"]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvCall:
+    """One protocol call on one environment, for a batch (`TaskEnv._gather`)."""
+
+    env: TaskEnv
+    method: EnvMethod
+    args: tuple[object, ...] = ()
+    kwargs: Mapping[str, object] = field(default_factory=dict)
+
+    def run(self) -> object:
+        return getattr(self.env, self.method)(*self.args, **self.kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One environment's turn in a batch (`step_many`): an action, or (action None) a skipped turn and its reason."""
+
+    env: TaskEnv
+    action: Action | None
+    reason: str = ""
+
+    def call(self) -> EnvCall:
+        if self.action is None:
+            return EnvCall(self.env, "skip", (self.reason,))
+        return EnvCall(self.env, "step", (self.action,))
+
+
+def gather(calls: Sequence[EnvCall]) -> list[object]:
+    """Run many calls, each environment class's together (`TaskEnv._gather`); results in the order of `calls`."""
+    groups: dict[object, list[int]] = {}
+    for index, call in enumerate(calls):
+        groups.setdefault(type(call.env)._gather.__func__, []).append(index)  # type: ignore[attr-defined]
+    out: list[object] = [None] * len(calls)
+    for indices in groups.values():
+        owner = type(calls[indices[0]].env)
+        for index, result in zip(indices, owner._gather([calls[i] for i in indices])):
+            out[index] = result
+    return out
+
+
+def step_many(moves: Sequence[Move]) -> list[StepResult | InfraError]:
+    """`env.step(action)` (or `env.skip(reason)`) for every move: what each returned, or the `InfraError` of a phone
+    that failed. Any other error is raised, as the single call would raise it."""
+    return cast("list[StepResult | InfraError]", gather([m.call() for m in moves]))
+
+
+def reset_many(envs: Sequence[TaskEnv]) -> list[tuple[Observation, StepInfo] | InfraError]:
+    """`env.reset()` for every environment (the `InfraError` of a phone that failed in its place)."""
+    return cast("list[tuple[Observation, StepInfo] | InfraError]", gather([EnvCall(e, "reset") for e in envs]))
+
+
+def expert_demos(envs: Sequence[TaskEnv], **options: object) -> list[Demonstration | InfraError]:
+    """`env.expert_demo(**options)` for every environment (each must declare EXPERT)."""
+    for env in envs:
+        env.require(Capability.EXPERT, "expert_demo()")
+    return cast("list[Demonstration | InfraError]", gather([EnvCall(e, "expert_demo", (), options) for e in envs]))
 
 
 class Backend(ABC):
@@ -293,6 +375,12 @@ class Backend(ABC):
     def close(self) -> None:
         """Release what the backend holds (connections, servers)."""
 
+    def remote_workers(self) -> int:
+        """How many worker processes of its own step this backend's phones (0: they run in the caller's process). A
+        caller with such a backend keeps at least that many episodes in flight and steps them together
+        (`step_many`) rather than spreading episodes over processes of its own."""
+        return 0
+
     def _check_ref(self, episode: EpisodeRef) -> None:
         if episode.backend != self.name:
             raise EnvError(f"episode {episode.id} was made by the '{episode.backend}' backend; this is '{self.name}'")
@@ -304,4 +392,5 @@ class Backend(ABC):
         self.close()
 
 
-__all__ = ["Backend", "TaskEnv", "EpisodeRef", "StepInfo", "Capability", "PlannedStep", "Demonstration", "JSON"]
+__all__ = ["Backend", "TaskEnv", "EpisodeRef", "StepInfo", "Capability", "PlannedStep", "Demonstration", "JSON",
+           "EnvCall", "Move", "StepResult", "gather", "step_many", "reset_many", "expert_demos"]

@@ -5,12 +5,15 @@
         play.advance(agent.act(play.request()))   # parse -> step the phone (or skip the turn) -> record
     judgement = play.env.judge()
 
+    turns = advance_many(plays, outputs)          # many episodes' turns, their phones stepped together (`step_many`)
+
 The one piece of code that steps phones for `mobile-r1 eval` (`eval.runner`) and for stage-3 rollouts
 (`train.rollout`), so an agent meets the same rules in both: actions are in screen pixels; a reply with no readable
 action costs a step of the budget and touches nothing on the phone (`TaskEnv.skip`); the user's reply to
 `call_user` enters the history the next prompt shows. `unreadable` says what the history keeps of a turn with no
 readable action: "wait" records it as a `wait` with the model's text (the evaluation's rule), "skip" leaves no trace
-(the rollouts' rule).
+(the rollouts' rule). `advance_many` plays one turn of many episodes at once: each episode's turn is exactly what
+`advance` would play, and a backend whose phones live in other processes (a Ray pool) steps them all in parallel.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from mobile_r1.agents.base import AgentOutput, AgentRequest
+from typing import Sequence
+
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import ParseResult
+from mobile_r1.core.errors import InfraError
 from mobile_r1.core.records import Observation, Step
-from mobile_r1.env.protocol import EpisodeRef, StepInfo, TaskEnv
+from mobile_r1.env.protocol import EpisodeRef, Move, StepInfo, StepResult, TaskEnv, step_many
 
 NO_ACTION = "no action could be read from the model output"
 Unreadable = Literal["wait", "skip"]
@@ -88,12 +94,22 @@ class EpisodePlay:
 
     def advance(self, output: AgentOutput) -> Turn:
         """Apply one agent reply: step the phone with its action (or skip the turn), record the turn and the history."""
+        result = step_many([self.move(output)])[0]
+        if isinstance(result, InfraError):
+            raise result
+        return self.record(output, result)
+
+    def move(self, output: AgentOutput) -> Move:
+        """What the phone is asked to do for `output`: its action, or a skipped turn when nothing could be read."""
+        if output.action is None:
+            return Move(self.env, None, output.parse.error or NO_ACTION)
+        return Move(self.env, output.action)
+
+    def record(self, output: AgentOutput, result: StepResult) -> Turn:
+        """Record the turn `output` played (`result`: what the phone returned for `move(output)`)."""
         before = self.observation
         action = output.action
-        if action is None:
-            observation, _, _, info = self.env.skip(output.parse.error or NO_ACTION)
-        else:
-            observation, _, _, info = self.env.step(action)
+        observation, _, _, info = result
         turn = Turn(len(self.turns), output, before, action, info.error, info.user_reply, before.state_key,
                     observation.state_key, info)
         self.turns.append(turn)
@@ -107,4 +123,13 @@ class EpisodePlay:
         return turn
 
 
-__all__ = ["EpisodePlay", "Turn", "NO_ACTION", "Unreadable"]
+def advance_many(plays: Sequence[EpisodePlay], outputs: Sequence[AgentOutput]) -> list[Turn | InfraError]:
+    """`play.advance(output)` for every pair, the phones stepped together (`env.step_many`): each play's turn, or the
+    `InfraError` of a phone that failed (that play is left as it was)."""
+    if len(plays) != len(outputs):
+        raise ValueError(f"{len(plays)} episodes but {len(outputs)} replies")
+    results = step_many([play.move(output) for play, output in zip(plays, outputs)])
+    return [r if isinstance(r, InfraError) else play.record(output, r) for play, output, r in zip(plays, outputs, results)]
+
+
+__all__ = ["EpisodePlay", "Turn", "NO_ACTION", "Unreadable", "advance_many"]

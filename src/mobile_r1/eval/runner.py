@@ -20,6 +20,12 @@ Episodes come from the backend `env` names (`sim`, the built-in simulated phone,
 They run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
 `act_batch` call per turn; other agents run in `workers` processes, each with its own agent and backend. Every
 episode depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
+
+With `ray` (an address, or "local") the phones live in a pool of Ray actors (`mobile_r1.env.pools.RayBackend`
+around `env`): every agent then runs here, at least one episode per pool worker in flight (or `workers`, if more),
+one turn of all of them at a time, their phones stepped in parallel across the actors. Per-episode results are those
+of a run in process; a worker that dies is replaced and its episodes are played again from their start on a new one
+(nothing lost, nothing recorded twice).
 """
 
 from __future__ import annotations
@@ -39,8 +45,9 @@ from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Er
 from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
-from mobile_r1.env import Backend, EpisodeRef, make_backend
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.env import Backend, EpisodeRef, TaskEnv, reset_many
+from mobile_r1.env.pools import make_pool
+from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
 BATCHED_KINDS = frozenset({"hf", "openai"})
@@ -71,6 +78,8 @@ class EvalConfig:
     env_options    further keyword options for `make_backend`
     exclude        a text file of instructions, one per line (a training set's): episodes with one of them are
                    skipped, and `episodes` counts the others (in-distribution episodes no training episode used)
+    ray            play on a pool of Ray actors: "local" (a local cluster) or a cluster's address (None: in process)
+    ray_workers    actors in the pool (None: one per CPU of the cluster)
     """
 
     agent: str
@@ -89,6 +98,8 @@ class EvalConfig:
     agent_options: dict[str, Any] = field(default_factory=dict)
     env_options: dict[str, Any] = field(default_factory=dict)
     exclude: str | None = None
+    ray: str | None = None
+    ray_workers: int | None = None
 
     def validate(self) -> None:
         if self.workers < 1:
@@ -102,10 +113,13 @@ class EvalConfig:
         if not self.scale > 0:
             raise ConfigError(f"scale must be > 0, got {self.scale}")
         validate_agent_options(self.agent, self.agent_kwargs())  # before anything is written: no secrets, known keys
+        if self.ray_workers is not None and self.ray_workers < 1:
+            raise ConfigError(f"--ray-workers must be >= 1, got {self.ray_workers}")
 
     def backend(self) -> Backend:
-        """The phone backend this run plays on (screenshots drawn: runs keep them)."""
-        return make_backend(self.env, render=True, scale=self.scale, xml=False, **self.env_options)
+        """The phone backend this run plays on (screenshots drawn: runs keep them): `env`, or the Ray pool around it."""
+        return make_pool(self.env, self.ray, self.ray_workers, render=True, scale=self.scale, xml=False,
+                         **self.env_options)
 
     @property
     def agent_kind(self) -> str:
@@ -176,12 +190,13 @@ def episode_seed(base: int, episode_id: str) -> int:
 class EpisodeRun:
     """One episode in progress (`EpisodePlay` on the backend's phone) and its run-directory record."""
 
-    def __init__(self, episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend) -> None:
+    def __init__(self, env: TaskEnv, config: EvalConfig, run_dir: Path | None, started: float | None = None) -> None:
+        """`env`: the episode's phone, already reset; `started`: when its episode began (default: now)."""
         self.config = config
         self.run_dir = run_dir
-        self.play = EpisodePlay(backend.open(episode, max_steps=config.max_steps), unreadable="wait")
+        self.play = EpisodePlay(env, unreadable="wait", started=True)
         self.trajectory: list[dict[str, Any]] = []
-        self.started = time.perf_counter()
+        self.started = time.perf_counter() if started is None else started
         self.agent_error: str | None = None  # the agent could not answer: the episode ends here
 
     @property
@@ -206,11 +221,13 @@ class EpisodeRun:
 
     def advance(self, output: AgentOutput) -> None:
         """Apply the agent's answer to the phone and record the step."""
-        index = len(self.trajectory)
-        obs = self.play.observation
-        screen = self._save_screen(obs, index)
+        error = advance_runs([self], [output])[0]
+        if error is not None:
+            raise error
+
+    def _record(self, output: AgentOutput, obs: Observation, screen: str | None) -> dict[str, Any]:
         record: dict[str, Any] = {
-            "index": index,
+            "index": len(self.trajectory),
             "model_text": output.text,
             "thought": output.thought,
             "description": output.description,
@@ -222,18 +239,26 @@ class EpisodeRun:
         }
         if output.info:
             record["agent_info"] = {k: v for k, v in output.info.items() if _jsonable(v)}
-        if output.error is not None:  # an agent error (e.g. an endpoint's malformed replies): this episode ends,
-            record["agent_error"] = output.error  # the phone untouched, and the run goes on
-            self.agent_error = output.error
-            self.trajectory.append(record)
-            return
-        turn = self.play.advance(output)
+        return record
+
+    def record(self, output: AgentOutput, turn: Turn, screen: str | None) -> None:
+        """Add the turn `output` played to the trajectory (`screen`: where the screen it acted on was saved)."""
+        record = self._record(output, turn.observation, screen)
         if turn.error:
             record["env_error"] = str(turn.error)
         if turn.info.extra:
             record["env_info"] = turn.info.extra
         if turn.user_reply is not None:
             record["user_reply"] = turn.user_reply
+        self.trajectory.append(record)
+
+    def record_agent_error(self, output: AgentOutput, screen: str | None) -> None:
+        """An agent error (e.g. an endpoint's malformed replies): the step is recorded, the phone is not touched and
+        this episode ends; the run goes on."""
+        assert output.error is not None
+        record = self._record(output, self.play.observation, screen)
+        record["agent_error"] = output.error
+        self.agent_error = output.error
         self.trajectory.append(record)
 
     def finish(self) -> dict[str, Any]:
@@ -284,6 +309,75 @@ def infra_record(episode: EpisodeRef, error: InfraError, steps: list[dict[str, A
             "seconds": round(seconds, 4)}
 
 
+def advance_runs(runs: Sequence[EpisodeRun], outputs: Sequence[AgentOutput]) -> list[InfraError | None]:
+    """One turn of many episodes, their phones stepped together: None for each turn played and recorded (or ended by
+    an agent error), the `InfraError` of a phone that failed."""
+    screens = [run._save_screen(run.play.observation, len(run.trajectory)) for run in runs]
+    out: list[InfraError | None] = [None] * len(runs)
+    playing = [k for k, output in enumerate(outputs) if output.error is None]
+    for k, output in enumerate(outputs):
+        if output.error is not None:
+            runs[k].record_agent_error(output, screens[k])
+    turns = advance_many([runs[k].play for k in playing], [outputs[k] for k in playing])
+    for k, turn in zip(playing, turns):
+        if isinstance(turn, InfraError):
+            out[k] = turn
+        else:
+            runs[k].record(outputs[k], turn, screens[k])
+    return out
+
+
+def start_runs(episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path | None, backend: Backend,
+               on_done: Callable[[dict[str, Any]], None]) -> list[EpisodeRun]:
+    """Open and reset a phone for each episode, all together; an episode whose phone fails is recorded as such."""
+    started = time.perf_counter()
+    opened: list[tuple[EpisodeRef, TaskEnv]] = []
+    for episode in episodes:
+        try:
+            opened.append((episode, backend.open(episode, max_steps=config.max_steps)))
+        except InfraError as exc:
+            on_done(infra_record(episode, exc))
+    runs = []
+    for (episode, env), reset in zip(opened, reset_many([env for _, env in opened])):
+        if isinstance(reset, InfraError):
+            try:
+                env.close()
+            except Exception:  # the phone is already gone
+                pass
+            on_done(infra_record(episode, reset))
+        else:
+            runs.append(EpisodeRun(env, config, run_dir, started))
+    return runs
+
+
+def episode_fields(episode: EpisodeRef) -> dict[str, Any]:
+    """What a run's episode record says about the episode itself."""
+    return {
+        "id": episode.id,
+            "task": episode.task,
+            "instruction": episode.instruction,
+            "category": episode.category,
+            "subcategory": episode.subcategory,
+            "split": episode.split,
+            "seed": episode.seed,
+            "apps": list(episode.apps),
+    }
+
+
+def infra_record(episode: EpisodeRef, error: InfraError, steps: list[dict[str, Any]] | None = None,
+                 seconds: float = 0.0) -> dict[str, Any]:
+    return {**episode_fields(episode), "steps": steps or [], "verdict": None, "infra_error": str(error),
+            "seconds": round(seconds, 4)}
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
 def _jsonable(value: Any) -> bool:
     try:
         json.dumps(value)
@@ -298,26 +392,27 @@ def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, 
     pending = list(episodes)
     active: list[EpisodeRun] = []
     while pending or active:
-        while pending and len(active) < config.workers:
-            episode = pending.pop(0)
-            try:
-                run = EpisodeRun(episode, config, run_dir, backend)
-            except InfraError as exc:
-                on_done(infra_record(episode, exc))
-                continue
-            agent.reset(episode.id)
-            agent.start_episode(episode, run.play.env)
-            active.append(run)
+        room = max(0, config.workers - len(active))
+        starting, pending = pending[:room], pending[room:]
+        new = start_runs(starting, config, run_dir, backend, on_done)
+        for run in new:
+            agent.reset(run.id)
+        try:
+            agent.start_episodes([(run.play.episode, run.play.env) for run in new])
+        except InfraError:  # some phone failed: start them one by one to tell which
+            new = _start_each(agent, new, on_done)
+        active.extend(new)
         if not active:
             continue
         outputs = agent.act_batch([run.request() for run in active])
         if len(outputs) != len(active):
             raise ConfigError(f"agent {config.agent!r} answered {len(outputs)} of {len(active)} requests")
         still: list[EpisodeRun] = []
-        for run, output in zip(active, outputs):
+        for run, error in zip(active, advance_runs(active, outputs)):
             try:
-                run.advance(output)
-                if run.done:
+                if error is not None:
+                    on_done(run.fail(error))
+                elif run.done:
                     on_done(run.finish())
                 else:
                     still.append(run)
@@ -326,12 +421,60 @@ def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, 
         active = still
 
 
+def _start_each(agent: Agent, runs: Sequence[EpisodeRun], on_done: Callable[[dict[str, Any]], None]) -> list[EpisodeRun]:
+    started = []
+    for run in runs:
+        try:
+            agent.start_episode(run.play.episode, run.play.env)
+            started.append(run)
+        except InfraError as exc:
+            on_done(run.fail(exc))
+    return started
+
+
 def build_agent(config: EvalConfig, episode: EpisodeRef | None = None) -> Agent:
     """The configured agent (for re-seeded kinds, seeded for `episode`)."""
     options = config.agent_kwargs()
     if episode is not None and config.agent_kind in RESEEDED_KINDS:
         options["seed"] = episode_seed(config.seed, episode.id)
     return make_agent(config.agent, **options)
+
+
+class EpisodeAgents(Agent):
+    """One agent per episode, each built for its episode (`build_agent(config, episode)`: the re-seeded kinds), so
+    that episodes in flight together play exactly as they would one by one."""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+        self.agents: dict[str, Agent] = {}
+        self.name = config.agent
+
+    def start_episodes(self, started: Sequence[tuple[EpisodeRef, TaskEnv]]) -> None:
+        for episode, env in started:
+            self.reset(episode.id)
+            agent = self.agents[episode.id] = build_agent(self.config, episode)
+            agent.start_episode(episode, env)
+
+    def start_episode(self, episode: EpisodeRef, env: TaskEnv) -> None:
+        self.start_episodes([(episode, env)])
+
+    def act_batch(self, requests: Sequence[AgentRequest]) -> list[AgentOutput]:
+        out = []
+        for request in requests:
+            agent = self.agents.get(request.episode_id or "")
+            if agent is None:
+                raise ConfigError(f"no agent was started for episode {request.episode_id!r}")
+            out.append(agent.act(request))
+        return out
+
+    def reset(self, episode_id: str | None = None) -> None:
+        for key in list(self.agents) if episode_id is None else [episode_id]:
+            agent = self.agents.pop(key, None)
+            if agent is not None:
+                agent.close()
+
+    def close(self) -> None:
+        self.reset()
 
 
 def run_one(episode: EpisodeRef, config: EvalConfig, run_dir: Path | None, backend: Backend,
@@ -495,23 +638,32 @@ def _open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, l
     return run_dir, log, previous
 
 
-def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None) -> EvalResult:
-    """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode."""
+def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
+             backend: Backend | None = None) -> EvalResult:
+    """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode.
+    `backend` plays on a backend the caller holds (and closes) instead of the one `config` names."""
     config.validate()
     started = time.perf_counter()
-    backend = config.backend()
+    if backend is not None:
+        return _prepare_and_run(config, backend, started, progress)
+    own = config.backend()
     try:
-        if backend.max_in_play is not None and config.workers > backend.max_in_play:
-            raise ConfigError(f"the '{backend.name}' phone plays {backend.max_in_play} episode(s) at a time; "
-                              f"use --workers {backend.max_in_play}")
-        tasks = suite_episodes(config, backend)
-        agent = build_agent(config)  # its options are checked before anything is written: a typo leaves no run folder
-        try:
-            return _run(config, backend, agent, tasks, started, progress)
-        finally:
-            agent.close()
+        return _prepare_and_run(config, own, started, progress)
     finally:
-        backend.close()
+        own.close()
+
+
+def _prepare_and_run(config: EvalConfig, backend: Backend, started: float,
+                     progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+    if backend.max_in_play is not None and config.workers > backend.max_in_play:
+        raise ConfigError(f"the '{backend.name}' phone plays {backend.max_in_play} episode(s) at a time; "
+                          f"use --workers {backend.max_in_play}")
+    tasks = suite_episodes(config, backend)
+    agent = build_agent(config)  # its options are checked before anything is written: a typo leaves no run folder
+    try:
+        return _run(config, backend, agent, tasks, started, progress)
+    finally:
+        agent.close()
 
 
 def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[EpisodeRef], started: float,
@@ -535,13 +687,18 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
             progress(len(records), total, record)
 
     kind = config.agent_kind
+    remote = backend.remote_workers() if todo else 0
     if not todo:
         pass
-    elif kind in BATCHED_KINDS or kind in SERIAL_KINDS or config.workers == 1 or len(todo) == 1:
-        workers = 1 if kind in SERIAL_KINDS else config.workers
-        if kind in RESEEDED_KINDS:
-            for task in todo:
-                on_done(run_one(task, config, run_dir, backend))
+    elif remote or kind in BATCHED_KINDS or kind in SERIAL_KINDS or config.workers == 1 or len(todo) == 1:
+        # here, one turn of `workers` episodes at a time (at least one per remote worker: their phones step together)
+        workers = 1 if kind in SERIAL_KINDS else max(config.workers, remote)
+        if kind in RESEEDED_KINDS:  # one agent per episode, seeded for it
+            per_episode = EpisodeAgents(config)
+            try:
+                run_batch(per_episode, todo, replace_workers(config, workers), run_dir, on_done, backend)
+            finally:
+                per_episode.close()
         else:
             run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
     else:

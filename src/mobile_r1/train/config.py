@@ -145,6 +145,9 @@ class TaskGRPOConfig(_Section):
     """Stage 3: multi-turn task-level GRPO in a phone environment (algorithm knobs come from `grpo`)."""
 
     env: str = Field("sim", description="the phone backend rollouts play on (`mobile_r1.env.make_backend`: sim, ...)")
+    ray: str | None = Field(None, description="play rollouts on a pool of Ray actors around `env`: \"local\" (a local "
+                            "cluster) or a cluster's address (null: in process; needs `pip install 'mobile-r1[ray]'`)")
+    ray_workers: int | None = Field(None, ge=1, description="actors in the Ray pool (null: one per CPU of the cluster)")
     suite: str | None = Field("inquire-sim", description="inquire-sim or nav-sim (null: take turns over the specs)")
     tasks: list[str] = Field(default_factory=list, description="only these task ids (empty: all the suite's tasks)")
     train_episodes: int = Field(64, ge=1, description="task episodes (seeded) drawn from the train split")

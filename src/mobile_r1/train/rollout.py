@@ -12,7 +12,9 @@ steps taken (with the user's replies to `call_user`). All live episodes of all g
 through `mobile_r1.eval.episode.EpisodePlay`, the code `mobile-r1 eval` uses: an output the dialect cannot read
 costs a step of the budget (and earns the format penalty) but touches nothing on the phone and leaves no trace in
 the history. Phones come from the environment protocol only (`mobile_r1.env`); a group of G rollouts starts from
-one phone forked G - 1 times where the backend can fork (FORK), else from G phones reset alike.
+one phone forked G - 1 times where the backend can fork (FORK), else from G phones reset alike. The phones of a turn
+are stepped together (`eval.episode.advance_many`): on a Ray pool (`task_grpo.ray`) they advance in parallel across
+its actors, a fork is made in the actor that holds its phone, and the trajectories are those played in process.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from typing import Any, Callable, Sequence
 
 from mobile_r1.agents.base import AgentOutput, ModelView
 from mobile_r1.core.actions import Action
+from mobile_r1.core.errors import InfraError
 from mobile_r1.core.verdict import Judgement
-from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, reset_many
+from mobile_r1.eval.episode import EpisodePlay, advance_many
 from mobile_r1.eval.episode import Turn as PlayedTurn
 from mobile_r1.models.batching import length_groups
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
@@ -147,17 +150,22 @@ def start_groups(backend: Backend, episodes: Sequence[EpisodeRef], group_size: i
     reset alike where the backend cannot fork. Each has the step budget min(max_turns, the episode's own)."""
     settings = settings or RolloutSettings()
     out: list[Trajectory] = []
-    for index, episode in enumerate(episodes):
-        budget = min(settings.max_turns, episode.max_steps)
-        first = EpisodePlay(backend.open(episode, max_steps=budget), unreadable="skip")
+    firsts = [backend.open(e, max_steps=min(settings.max_turns, e.max_steps)) for e in episodes]
+    _reset_all(firsts)  # every group's first phone reset together
+    for index, (episode, env) in enumerate(zip(episodes, firsts)):
+        first = EpisodePlay(env, unreadable="skip", started=True)
         out.append(Trajectory(first, index))
-        for _ in range(group_size - 1):
-            if first.env.has(Capability.FORK):
-                play = EpisodePlay(first.env.fork(), unreadable="skip", started=True)
-            else:
-                play = EpisodePlay(backend.open(episode, max_steps=budget), unreadable="skip")
-            out.append(Trajectory(play, index))
+        others = [first.env.fork() if first.env.has(Capability.FORK) else backend.open(episode, max_steps=env.budget)
+                  for _ in range(group_size - 1)]
+        _reset_all([e for e in others if e.observation is None])
+        out.extend(Trajectory(EpisodePlay(e, unreadable="skip", started=True), index) for e in others)
     return out
+
+
+def _reset_all(envs: Sequence[TaskEnv]) -> None:
+    for result in reset_many(envs):
+        if isinstance(result, InfraError):
+            raise result
 
 
 def close_all(trajectories: Sequence[Trajectory]) -> None:
@@ -215,15 +223,28 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
             messages, images = view.prompt(t.play.request())
             prompts.append(encode_prompt(policy, messages, images))
         completions = sample(prompts)
-        for t, prompt, ids in zip(live, prompts, completions):
-            advance(t, view, prompt, ids, decode_completion(policy, ids))
+        advance_all(live, view, prompts, completions, [decode_completion(policy, ids) for ids in completions])
 
 
 def advance(t: Trajectory, view: ModelView, prompt: PromptInput, ids: list[int], text: str) -> Turn:
     """Apply one model output to one trajectory: parse, play the step (or skip it), record the turn."""
-    parsed, action = view.read(text, t.play.observation)
-    played = t.play.advance(AgentOutput(text, parsed, action))
-    fmt = -1.0 if action is None else (1.0 if parsed.valid else 0.0)
-    turn = Turn(prompt, ids, played, fmt)
-    t.turns.append(turn)
-    return turn
+    return advance_all([t], view, [prompt], [ids], [text])[0]
+
+
+def advance_all(trajectories: Sequence[Trajectory], view: ModelView, prompts: Sequence[PromptInput],
+                completions: Sequence[list[int]], texts: Sequence[str]) -> list[Turn]:
+    """`advance` for every trajectory, their phones stepped together (a phone that fails raises its InfraError)."""
+    outputs = []
+    for t, text in zip(trajectories, texts):
+        parsed, action = view.read(text, t.play.observation)
+        outputs.append(AgentOutput(text, parsed, action))
+    turns = []
+    for t, prompt, ids, output, played in zip(trajectories, prompts, completions, outputs,
+                                              advance_many([t.play for t in trajectories], outputs)):
+        if isinstance(played, InfraError):
+            raise played
+        fmt = -1.0 if output.action is None else (1.0 if output.parse.valid else 0.0)
+        turn = Turn(prompt, ids, played, fmt)
+        t.turns.append(turn)
+        turns.append(turn)
+    return turns

@@ -421,56 +421,59 @@ def train(
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
     runner = _stage_runner(config, stage, accelerator, sampler)
-    total = runner.total_steps
-    optimizer, scheduler = make_optimizer(runner.policy, config, total * runner.updates_per_step)
-    runner.policy.model, optimizer = accelerator.prepare(runner.policy.model, optimizer)
-    runner.attach(optimizer, scheduler)
-    policy = runner.policy
+    try:
+        total = runner.total_steps
+        optimizer, scheduler = make_optimizer(runner.policy, config, total * runner.updates_per_step)
+        runner.policy.model, optimizer = accelerator.prepare(runner.policy.model, optimizer)
+        runner.attach(optimizer, scheduler)
+        policy = runner.policy
 
-    log = MetricsLog(run_dir, main, config.run.tensorboard)
-    start = 0
-    if resume:
-        checkpoints = list_checkpoints(run_dir)
-        if not checkpoints:
-            raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
-        start = load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
-        log.truncate_after(start)
-        if main:
-            runner.truncate(run_dir, start)
-    last: dict[str, float] = {}
-    last_eval: dict[str, float] = {}
-    if start == 0 and runner.has_eval:
-        last_eval = runner.evaluate()
-        log.log(stage, "eval", 0, last_eval)
-    with progress_bar(progress and main) as bar:
-        task = bar.add_task(stage, total=total, completed=start, info="")
-        for step in range(start, total):
-            t0 = time.perf_counter()
-            metrics = runner.step(step)
-            metrics["step_seconds"] = time.perf_counter() - t0
-            metrics["processes"] = float(world)
-            done = step + 1
-            last = metrics
-            if done % config.run.log_every == 0 or done == total:
-                log.log(stage, "train", done, metrics)
+        log = MetricsLog(run_dir, main, config.run.tensorboard)
+        start = 0
+        if resume:
+            checkpoints = list_checkpoints(run_dir)
+            if not checkpoints:
+                raise ConfigError(f"--resume: no checkpoint in {run_dir}/checkpoints; start the run without --resume")
+            start = load_checkpoint(checkpoints[-1][1], policy, optimizer, scheduler, accelerator)
+            log.truncate_after(start)
             if main:
-                runner.record(run_dir, done)
-            bar.update(task, completed=done, info=_summary(metrics))
-            if runner.has_eval and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
-                last_eval = runner.evaluate()
-                log.log(stage, "eval", done, last_eval)
-            if done % config.run.save_every == 0 and done != total:
-                save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints, accelerator)
-            if on_step is not None:
-                on_step(done, metrics)
-    accelerator.wait_for_everyone()
-    save_final(policy, run_dir / "final", accelerator, model_view(config))
-    log.close()
-    if main:
-        from mobile_r1.train.curves import draw_curves
+                runner.truncate(run_dir, start)
+        last: dict[str, float] = {}
+        last_eval: dict[str, float] = {}
+        if start == 0 and runner.has_eval:
+            last_eval = runner.evaluate()
+            log.log(stage, "eval", 0, last_eval)
+        with progress_bar(progress and main) as bar:
+            task = bar.add_task(stage, total=total, completed=start, info="")
+            for step in range(start, total):
+                t0 = time.perf_counter()
+                metrics = runner.step(step)
+                metrics["step_seconds"] = time.perf_counter() - t0
+                metrics["processes"] = float(world)
+                done = step + 1
+                last = metrics
+                if done % config.run.log_every == 0 or done == total:
+                    log.log(stage, "train", done, metrics)
+                if main:
+                    runner.record(run_dir, done)
+                bar.update(task, completed=done, info=_summary(metrics))
+                if runner.has_eval and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
+                    last_eval = runner.evaluate()
+                    log.log(stage, "eval", done, last_eval)
+                if done % config.run.save_every == 0 and done != total:
+                    save_checkpoint(run_dir, done, policy, optimizer, scheduler, config.run.keep_checkpoints, accelerator)
+                if on_step is not None:
+                    on_step(done, metrics)
+        accelerator.wait_for_everyone()
+        save_final(policy, run_dir / "final", accelerator, model_view(config))
+        log.close()
+        if main:
+            from mobile_r1.train.curves import draw_curves
 
-        draw_curves(run_dir, title=f"{stage} ({run_dir.name})")
-    return RunResult(run_dir, total, last, last_eval, main)
+            draw_curves(run_dir, title=f"{stage} ({run_dir.name})")
+        return RunResult(run_dir, total, last, last_eval, main)
+    finally:
+        runner.close()
 
 
 def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any) -> StageRunner:

@@ -41,5 +41,8 @@ class StageRunner:
     def truncate(self, run_dir: Path, step: int) -> None:
         """On resume from step `step`: drop the stage's own records of later steps (they are played again)."""
 
+    def close(self) -> None:
+        """Release what the stage holds (a pool of phone workers); the loop calls it when the stage ends or fails."""
+
 
 __all__ = ["StageRunner"]

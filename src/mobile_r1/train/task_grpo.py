@@ -36,7 +36,8 @@ import torch
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
-from mobile_r1.env import Backend, Capability, EpisodeRef, make_backend
+from mobile_r1.env import Backend, Capability, EpisodeRef
+from mobile_r1.env.pools import make_pool
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig
@@ -361,10 +362,11 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
 
 
 def stage_backend(config: TrainConfig) -> Backend:
-    """The phone backend stage 3 plays on (`task_grpo.env`; screenshots only for image observations)."""
+    """The phone backend stage 3 plays on (`task_grpo.env`; screenshots only for image observations), or with
+    `task_grpo.ray` the Ray pool around it."""
     t = config.task_grpo
     options: dict[str, Any] = {"render": config.data.observation_mode == "image", "xml": False}
-    return make_backend(t.env, **options, **config.tasks.backend_options())
+    return make_pool(t.env, t.ray, t.ray_workers, **options, **config.tasks.backend_options())
 
 
 def check_tasks(config: TrainConfig) -> None:
@@ -454,6 +456,9 @@ class TaskGRPORunner(StageRunner):
 
     def truncate(self, run_dir: Path, step: int) -> None:
         _truncate_jsonl(run_dir / "trajectories.jsonl", step)
+
+    def close(self) -> None:
+        self.backend.close()
 
 
 def _truncate_jsonl(path: Path, step: int) -> None:

@@ -1,0 +1,621 @@
+"""Many phones at once: a pool of Ray actors behind the environment protocol (`RayBackend`).
+
+    pool = RayBackend("sim", address=None, workers=4, render=False)   # a local Ray cluster, or one by address
+    episodes = pool.episodes("inquire-sim", "test", n=40)             # listed here, by the inner backend
+    env = pool.open(episodes[0])                                      # a RemoteTaskEnv: the phone lives in an actor
+    step_many([Move(env, action), ...])                               # every phone of the batch steps at once
+
+Each actor (`PhoneHost`) builds `make_backend(spec, **options)` in its own process and hosts the environments
+opened on it; a `RemoteTaskEnv` is their proxy in the caller's process: reset, step, skip, judge, fork and
+expert_demo are actor calls, observations and verdicts come back pickled. A fork is made inside the actor that holds
+its phone. The pool is a `Backend` like any other, so the evaluation runner and stage-3 rollouts play on it
+unchanged; the protocol's batch calls (`step_many`, `reset_many`, `expert_demos`) issue one actor call per phone
+and wait for all of them together, so the phones of a turn advance in parallel across actors.
+
+A worker that dies (its process killed, its node gone) is replaced by a new actor, and each of its episodes is
+played again from its start on the new one: the proxy keeps the calls that made its phone what it is (the last
+reset, then every step and skip, and the fork it came from) and replays them, checks that the phone is back on the
+screen it had (same elements, same state key, same step count) and carries on with the call that failed. The
+caller sees nothing but the delay: no episode is lost, none is counted twice. This needs a backend that replays
+deterministically from a seed (the simulated phone and any pure-Python backend do); one that cannot (a real device)
+is opened with `recover=False`, and a lost worker is then an `InfraError` (the runner records the episode apart and
+`--resume` plays it again).
+
+Ray is an optional dependency (`pip install 'mobile-r1[ray]'`), imported only when a pool starts. Actors import
+`mobile_r1` by name, so on a cluster of several machines it must be installed on each node; a backend registered in
+the caller's process (`register_backend`) reaches the actors through `setup`: modules ("pkg.mod") to import, or
+callables ("pkg.mod:register") to call, in every actor before the backend is built.
+
+Written here rather than taken from Ray's own pool helpers (`ray.util.ActorPool`): those hand tasks to whichever
+actor is free, while a phone is state that lives in one actor, must be stepped there, and must be rebuilt when that
+actor dies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
+
+from mobile_r1.core.actions import Action
+from mobile_r1.core.errors import ConfigError, EnvError, InfraError
+from mobile_r1.core.records import Observation
+from mobile_r1.core.verdict import Judgement
+from mobile_r1.env.protocol import Backend, Capability, Demonstration, EnvCall, EpisodeRef, StepInfo, TaskEnv
+from mobile_r1.env.registry import make_backend
+
+LOCAL = "local"
+RAY_MISSING = "Ray is not installed; install it with `pip install 'mobile-r1[ray]'` (or `pip install ray`)"
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:  # pragma: no cover - the dev extra installs it
+        raise ConfigError(RAY_MISSING) from None
+    return ray
+
+
+def run_setup(setup: Sequence[str]) -> None:
+    """Import each "module", or call each "module:function", of `setup` (what registers a backend)."""
+    for item in setup:
+        module, _, function = item.partition(":")
+        try:
+            imported = importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(f"setup {item!r}: cannot import {module!r} ({exc}); a Ray worker imports it by name, "
+                              "so it must be installed (or on the path) where the workers run") from None
+        if function:
+            target = getattr(imported, function, None)
+            if not callable(target):
+                raise ConfigError(f"setup {item!r}: {module} has no function {function!r}")
+            target()
+
+
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail fast on a cluster address nothing answers at (Ray itself retries for minutes): HOST:PORT and
+    ray://HOST:PORT are tried with one TCP connection; "auto" and other forms are left to Ray."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if address == "auto":
+        return
+    parts = urlsplit(address if "://" in address else f"gcs://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise ConfigError(f"a Ray address is HOST:PORT, ray://HOST:PORT or auto; got {address!r}") from None
+    if not host or not port:
+        raise ConfigError(f"a Ray address is HOST:PORT, ray://HOST:PORT or auto; got {address!r}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise InfraError(f"no Ray cluster answers at {address} ({exc}); start one (`ray start --head`) or leave the "
+                         "address out for a local cluster") from None
+
+
+# ----- the actor's side -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """An error raised in an actor, carried back as a value so the caller raises it as it was."""
+
+    error: BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One call that made a phone what it is, kept to play it again on a new worker."""
+
+    kind: Literal["reset", "step", "skip", "fork"]
+    action: Action | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A phone played again on a worker: its key there and where it stands."""
+
+    key: int
+    observation: Observation | None
+    steps: int
+    terminated: bool
+    truncated: bool
+
+
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    def call(self: PhoneHost, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:  # every error goes back to the caller, who raises it
+            exc.__traceback__ = None
+            return Failed(exc)
+
+    call.__name__, call.__doc__ = method.__name__, method.__doc__
+    return call
+
+
+class PhoneHost:
+    """The body of one Ray actor: the inner backend, built in the actor's process, and the phones opened on it."""
+
+    def __init__(self, spec: str, options: Mapping[str, Any], setup: Sequence[str]) -> None:
+        run_setup(setup)
+        self.backend = make_backend(spec, **dict(options))
+        self.envs: dict[int, TaskEnv] = {}
+        self.next_key = 0
+
+    def pid(self) -> int:
+        """The actor's process id (to watch it, or to kill it in a test)."""
+        return os.getpid()
+
+    def _add(self, env: TaskEnv) -> int:
+        self.next_key += 1
+        self.envs[self.next_key] = env
+        return self.next_key
+
+    @_guarded
+    def open(self, episode: EpisodeRef, max_steps: int | None) -> tuple[int, frozenset[Capability]]:
+        env = self.backend.open(episode, max_steps)
+        return self._add(env), frozenset(env.capabilities)
+
+    @_guarded
+    def reset(self, key: int) -> tuple[Observation, StepInfo]:
+        return self.envs[key].reset()
+
+    @_guarded
+    def step(self, key: int, action: Action) -> tuple[Observation, bool, bool, StepInfo]:
+        return self.envs[key].step(action)
+
+    @_guarded
+    def skip(self, key: int, reason: str) -> StepInfo:
+        return self.envs[key].skip(reason)[3]
+
+    @_guarded
+    def judge(self, key: int) -> Judgement:
+        return self.envs[key].judge()
+
+    @_guarded
+    def expert_demo(self, key: int, **options: Any) -> Demonstration:
+        return self.envs[key].expert_demo(**options)
+
+    @_guarded
+    def fork(self, key: int) -> int:
+        return self._add(self.envs[key].fork())
+
+    @_guarded
+    def close(self, key: int) -> None:
+        env = self.envs.pop(key, None)
+        if env is not None:
+            env.close()
+
+    @_guarded
+    def replay(self, episode: EpisodeRef, max_steps: int | None, ops: Sequence[Op]) -> Replayed:
+        """Open `episode` and play `ops` on it: the phone a dead worker held, rebuilt here."""
+        env = self.backend.open(episode, max_steps)
+        for op in ops:
+            if op.kind == "reset":
+                env.reset()
+            elif op.kind == "step":
+                assert op.action is not None
+                env.step(op.action)
+            elif op.kind == "skip":
+                env.skip(op.reason)
+            else:
+                copy = env.fork()
+                env.close()
+                env = copy
+        return Replayed(self._add(env), env.observation, env.steps, env.terminated, env.truncated)
+
+
+# ----- the caller's side ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Slot:
+    """One worker of the pool: its actor (replaced when it dies: `generation` counts the replacements) and how many
+    phones it holds."""
+
+    index: int
+    actor: Any
+    generation: int = 0
+    envs: int = 0
+
+
+@dataclass
+class PoolStats:
+    """What the pool went through: workers replaced after dying, phones played again on a new worker."""
+
+    replaced: int = 0
+    recovered: int = 0
+
+
+@dataclass
+class Pending:
+    """An actor call in flight for one proxy."""
+
+    env: RemoteTaskEnv
+    call: EnvCall
+    ref: Any
+    generation: int
+
+
+def same_screen(a: Observation | None, b: Observation | None) -> bool:
+    """Whether two observations show the same phone (screenshots aside: they are drawn from the same state)."""
+    if a is None or b is None:
+        return a is b
+    return (a.screen_size, a.elements, a.app, a.activity, a.state_key) == (
+        b.screen_size, b.elements, b.app, b.activity, b.state_key)
+
+
+class RemoteTaskEnv(TaskEnv):
+    """A phone in a Ray actor, seen through the protocol. The step budget and the episode's end are kept here as for
+    any TaskEnv (the actor's phone keeps the same count); `ops` is what a new worker replays if this one dies."""
+
+    def __init__(self, pool: RayBackend, slot: Slot, key: int, episode: EpisodeRef, max_steps: int | None,
+                 capabilities: frozenset[Capability], ops: Sequence[Op] = ()) -> None:
+        super().__init__(episode, max_steps)
+        self.pool, self.slot, self.key, self.generation = pool, slot, key, slot.generation
+        self.capabilities = capabilities  # type: ignore[misc]  # the inner backend's, per phone
+        self.max_steps = max_steps
+        self.ops: list[Op] = list(ops)
+        self.closed = False
+
+    @property
+    def fresh(self) -> bool:
+        """Nothing to play again: the phone was opened and never reset."""
+        return not self.ops
+
+    # TaskEnv's hooks are not used: every protocol call below goes to the actor whole.
+    def _reset(self) -> Observation:  # pragma: no cover
+        raise NotImplementedError
+
+    def _step(self, action: Action) -> tuple[Observation, bool, StepInfo]:  # pragma: no cover
+        raise NotImplementedError
+
+    # ----- the protocol ------------------------------------------------------------------------------------------
+    def reset(self) -> tuple[Observation, StepInfo]:
+        return self._one(EnvCall(self, "reset"))  # type: ignore[no-any-return]
+
+    def step(self, action: Action) -> tuple[Observation, bool, bool, StepInfo]:
+        return self._one(EnvCall(self, "step", (action,)))  # type: ignore[no-any-return]
+
+    def skip(self, reason: str) -> tuple[Observation, bool, bool, StepInfo]:
+        return self._one(EnvCall(self, "skip", (reason,)))  # type: ignore[no-any-return]
+
+    def judge(self) -> Judgement:
+        return self._one(EnvCall(self, "judge"))  # type: ignore[no-any-return]
+
+    def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
+                    render: bool = False) -> Demonstration:
+        self.require(Capability.EXPERT, "expert_demo()")
+        options = {"ask": ask, "self_correct": self_correct, "seed": seed, "render": render}
+        return self._one(EnvCall(self, "expert_demo", (), options))  # type: ignore[no-any-return]
+
+    def fork(self) -> RemoteTaskEnv:
+        """A copy of this phone made in the actor that holds it."""
+        self.require(Capability.FORK, "fork()")
+        if self.observation is None:
+            raise EnvError(f"episode {self.episode.id}: reset() before fork()")
+        key = self.pool._call(self, lambda: self.slot.actor.fork.remote(self.key))
+        other = RemoteTaskEnv(self.pool, self.slot, key, self.episode, self.max_steps, self.capabilities,
+                              [*self.ops, Op("fork")])
+        other.budget, other.steps, other.observation = self.budget, self.steps, self.observation
+        other.terminated, other.truncated = self.terminated, self.truncated
+        self.slot.envs += 1
+        return other
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.slot.envs -= 1
+        if self.generation == self.slot.generation:  # a phone on a dead worker is gone already
+            ray = _ray()
+            try:
+                ray.get(self.slot.actor.close.remote(self.key))
+            except ray.exceptions.RayActorError:
+                pass
+
+    @classmethod
+    def _gather(cls, calls: Sequence[EnvCall]) -> list[object]:
+        """Every call sent to its actor first, then every answer awaited: the phones work in parallel."""
+        for call in calls:
+            assert isinstance(call.env, RemoteTaskEnv)
+            call.env._check(call)
+        pending: list[Pending | InfraError] = []
+        for call in calls:
+            try:
+                pending.append(call.env._send(call))  # type: ignore[attr-defined]
+            except InfraError as exc:  # its phone could not be brought back on a new worker
+                pending.append(exc)
+        out: list[object] = []
+        error: BaseException | None = None
+        for p in pending:
+            if isinstance(p, InfraError):
+                out.append(p)
+                continue
+            try:
+                out.append(p.env._receive(p))
+            except InfraError as exc:
+                out.append(exc)
+            except Exception as exc:  # raised once every phone of the batch has answered, as a loop would raise it
+                out.append(None)
+                error = error or exc
+        if error is not None:
+            raise error
+        return out
+
+    # ----- calls ---------------------------------------------------------------------------------------------------
+    def _one(self, call: EnvCall) -> object:
+        self._check(call)
+        return self._receive(self._send(call))
+
+    def _check(self, call: EnvCall) -> None:
+        if self.closed:
+            raise EnvError(f"episode {self.episode.id}: the phone was closed")
+        if call.method in ("step", "skip"):
+            self._live()
+
+    def _send(self, call: EnvCall) -> Pending:
+        self.pool._sync(self)
+        method = getattr(self.slot.actor, call.method)
+        return Pending(self, call, method.remote(self.key, *call.args, **call.kwargs), self.slot.generation)
+
+    def _receive(self, pending: Pending) -> object:
+        call = pending.call
+        value = self.pool._get(self, pending.ref, pending.generation,
+                               lambda: getattr(self.slot.actor, call.method).remote(self.key, *call.args, **call.kwargs))
+        return self._after(call, value)
+
+    def _after(self, call: EnvCall, value: Any) -> object:
+        """Keep the local state (budget, end, observation) and the replay log in step with the actor's phone."""
+        if call.method == "reset":
+            observation, info = value
+            self.steps, self.terminated, self.truncated = 0, False, False
+            self.observation = observation
+            self.ops = [Op("reset")]
+            return observation, info
+        if call.method == "step":
+            observation, terminated, _, info = value
+            self.ops.append(Op("step", action=call.args[0]))  # type: ignore[arg-type]
+            return self._count(observation, terminated, info)
+        if call.method == "skip":
+            self.ops.append(Op("skip", reason=str(call.args[0])))
+            assert self.observation is not None
+            return self._count(self.observation, False, value)
+        return value
+
+    def _restore(self) -> None:
+        """Play this phone again from its start on its slot's (new) worker and check that it is back where it was."""
+        ray = _ray()
+        slot = self.slot
+        replayed = _unwrap(ray.get(slot.actor.replay.remote(self.episode, self.max_steps, self.ops)))
+        if (replayed.steps, replayed.terminated, replayed.truncated) != (self.steps, self.terminated, self.truncated) \
+                or not same_screen(replayed.observation, self.observation):
+            raise InfraError(f"episode {self.episode.id}: its Ray worker died and replaying the episode on a new one did "
+                             "not bring the phone back to where it was (the backend does not replay deterministically; "
+                             "open it with recover=False)")
+        self.key, self.generation = replayed.key, slot.generation
+        self.pool.stats.recovered += 1
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, Failed):
+        raise value.error
+    return value
+
+
+class RayBackend(Backend):
+    """A pool of Ray actors, each building `make_backend(spec, **options)` and hosting phones (see the module
+    docstring).
+
+    spec             the inner backend (`sim`, a name registered with `register_backend`, ...)
+    address          None or "local": a local Ray cluster (the one this process already joined, RAY_ADDRESS, or a new
+                     one); else a cluster's address ("auto", "HOST:6379", "ray://HOST:10001")
+    workers          actors in the pool (None: one per CPU of the cluster)
+    setup            modules to import / "module:function"s to call in each actor before the backend is built
+    cpus_per_worker  the CPUs Ray reserves for each actor
+    recover          replay the phones of a worker that dies on its replacement (False: each of them ends in an
+                     InfraError; the worker is replaced all the same, for the phones opened after)
+    max_recoveries   how often one call may find its worker dead before it gives up (an InfraError)
+    start_timeout    seconds to wait for a new actor to come up
+    options          the inner backend's options (render, scale, xml, ...)
+    """
+
+    name = "ray"
+
+    def __init__(self, spec: str = "sim", *, address: str | None = None, workers: int | None = None,
+                 setup: Sequence[str] = (), cpus_per_worker: float = 1.0, recover: bool = True, max_recoveries: int = 3,
+                 start_timeout: float = 120.0, **options: Any) -> None:
+        if workers is not None and workers < 1:
+            raise ConfigError(f"a Ray pool needs at least one worker, got {workers}")
+        if not cpus_per_worker > 0:
+            raise ConfigError(f"cpus_per_worker must be > 0, got {cpus_per_worker}")
+        self.spec, self.address, self.workers = spec, address, workers
+        self.setup, self.options = tuple(setup), dict(options)
+        self.cpus_per_worker, self.recover, self.max_recoveries = cpus_per_worker, recover, max_recoveries
+        self.start_timeout = start_timeout
+        self.stats = PoolStats()
+        self.slots: list[Slot] = []
+        self._local: Backend | None = None
+        self._owns_ray = False
+        self._host: Any = None
+
+    # ----- episodes: listed here, by the inner backend ------------------------------------------------------------
+    def local(self) -> Backend:
+        """The inner backend built in this process (to list episodes; phones are opened in the actors)."""
+        if self._local is None:
+            run_setup(self.setup)
+            self._local = make_backend(self.spec, **self.options)
+        return self._local
+
+    def suites(self) -> list[str]:
+        return self.local().suites()
+
+    def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
+                 tasks: Sequence[str] = ()) -> list[EpisodeRef]:
+        return self.local().episodes(suite, split, n, seed, tasks)
+
+    # ----- the pool -----------------------------------------------------------------------------------------------
+    def start(self) -> RayBackend:
+        """Join (or start) the Ray cluster and bring the workers up; `open` does this on first use."""
+        if self.slots:
+            return self
+        self.local()  # a bad spec or options fail here, before any actor starts
+        ray = _ray()
+        if not ray.is_initialized():
+            address = None if self.address in (None, LOCAL) else self.address
+            if address is not None:
+                check_reachable(address)
+            try:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
+                         configure_logging=False)
+            except ConnectionError as exc:
+                raise InfraError(f"cannot reach the Ray cluster at {self.address!r}: {exc}") from None
+            self._owns_ray = True
+        total = float(ray.cluster_resources().get("CPU", 0.0))
+        size = self.workers or max(1, int(total // self.cpus_per_worker))
+        if size * self.cpus_per_worker > total:
+            raise ConfigError(f"{size} Ray workers of {self.cpus_per_worker:g} CPU each do not fit the cluster's "
+                              f"{total:g} CPUs; ask for fewer workers (ray_workers / --ray-workers)")
+        self._host = ray.remote(PhoneHost)
+        actors = [self._spawn() for _ in range(size)]
+        self._wait_ready(actors)
+        self.slots = [Slot(i, actor) for i, actor in enumerate(actors)]
+        return self
+
+    def remote_workers(self) -> int:
+        return len(self.start().slots)
+
+    def worker_pids(self) -> list[int]:
+        """The process id of each worker, in slot order."""
+        ray = _ray()
+        return [int(pid) for pid in ray.get([s.actor.pid.remote() for s in self.start().slots])]
+
+    def _spawn(self) -> Any:
+        return self._host.options(num_cpus=self.cpus_per_worker, max_restarts=0).remote(
+            self.spec, self.options, self.setup)
+
+    def _wait_ready(self, actors: Sequence[Any]) -> None:
+        ray = _ray()
+        try:
+            ray.get([a.pid.remote() for a in actors], timeout=self.start_timeout)
+        except ray.exceptions.GetTimeoutError:
+            raise InfraError(f"Ray did not start {len(actors)} phone worker(s) within {self.start_timeout:g}s (is "
+                             "the cluster busy? are its CPUs taken?)") from None
+        except ray.exceptions.RayActorError as exc:
+            cause = getattr(exc, "cause", None) or exc
+            raise InfraError(f"a Ray phone worker failed to start: {cause}") from None
+
+    def open(self, episode: EpisodeRef, max_steps: int | None = None) -> RemoteTaskEnv:
+        """A phone with `episode` on it, on the worker that holds the fewest phones."""
+        self.start()
+        slot = min(self.slots, key=lambda s: (s.envs, s.index))
+        key, capabilities = self._call(_Opening(self, slot, episode), lambda: slot.actor.open.remote(episode, max_steps))
+        slot.envs += 1
+        return RemoteTaskEnv(self, slot, key, episode, max_steps, capabilities)
+
+    def close(self) -> None:
+        """Stop the workers (and the local cluster, if this pool started it)."""
+        if not self.slots and not self._owns_ray:
+            return
+        ray = _ray()
+        for slot in self.slots:
+            try:
+                ray.kill(slot.actor, no_restart=True)
+            except Exception:  # already gone
+                pass
+        self.slots = []
+        if self._owns_ray:
+            ray.shutdown()
+            self._owns_ray = False
+
+    # ----- calls and recovery ---------------------------------------------------------------------------------------
+    def _lost(self, slot: Slot, generation: int) -> None:
+        """The worker of `slot` died (as seen by a call made in `generation`): replace it, once."""
+        if slot.generation != generation:
+            return  # another phone of that worker saw it first
+        ray = _ray()
+        try:
+            ray.kill(slot.actor, no_restart=True)
+        except Exception:
+            pass
+        actor = self._spawn()
+        self._wait_ready([actor])
+        slot.actor, slot.generation = actor, slot.generation + 1
+        self.stats.replaced += 1
+
+    def _sync(self, env: _Holder) -> None:
+        """Bring `env`'s phone back on its slot's new worker if the one it was on has died since."""
+        ray = _ray()
+        for _ in range(self.max_recoveries + 1):
+            if env.generation == env.slot.generation:
+                return
+            if not self.recover and not env.fresh:
+                raise self._gone(env)
+            generation = env.slot.generation
+            try:
+                env._restore()
+            except ray.exceptions.RayActorError:
+                self._lost(env.slot, generation)
+        raise self._gone(env)
+
+    def _get(self, env: _Holder, ref: Any, generation: int, again: Callable[[], Any]) -> Any:
+        """The answer of a call; if its worker died, the phone is rebuilt on a new one and the call made again."""
+        ray = _ray()
+        for _ in range(self.max_recoveries + 1):
+            try:
+                return _unwrap(ray.get(ref))
+            except ray.exceptions.RayActorError:
+                self._lost(env.slot, generation)  # later phones go to a new worker; this one is gone with it
+                if not self.recover and not env.fresh:
+                    raise self._gone(env) from None
+                self._sync(env)
+                generation, ref = env.slot.generation, again()
+        raise self._gone(env)
+
+    def _call(self, env: _Holder, send: Callable[[], Any]) -> Any:
+        self._sync(env)
+        return self._get(env, send(), env.slot.generation, send)
+
+    def _gone(self, env: _Holder) -> InfraError:
+        episode = env.episode.id
+        if not self.recover:
+            return InfraError(f"episode {episode}: the Ray worker holding its phone died (the pool does not replay "
+                              "episodes: recover=False)")
+        return InfraError(f"episode {episode}: its Ray worker died {self.max_recoveries + 1} times in a row")
+
+
+@dataclass
+class _Opening:
+    """A phone being opened: it has a slot and an episode but nothing to replay yet."""
+
+    pool: RayBackend
+    slot: Slot
+    episode: EpisodeRef
+    generation: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.generation = self.slot.generation
+
+    fresh: ClassVar[bool] = True
+
+    def _restore(self) -> None:
+        self.generation = self.slot.generation
+
+
+_Holder = RemoteTaskEnv | _Opening
+
+
+def make_pool(spec: str, ray: str | None, workers: int | None = None, **options: Any) -> Backend:
+    """`make_backend(spec, **options)`, or with `ray` (an address, or "local") the Ray pool around it."""
+    if ray is None:
+        return make_backend(spec, **options)
+    return RayBackend(spec, address=ray, workers=workers, **options)
+
+
+__all__ = ["RayBackend", "RemoteTaskEnv", "PhoneHost", "PoolStats", "make_pool", "same_screen", "run_setup",
+           "check_reachable", "LOCAL"]
