@@ -67,6 +67,7 @@ def test_old_and_reference_logps_are_computed_under_the_updates_autocast() -> No
     from accelerate import Accelerator
     from accelerate.state import AcceleratorState
 
+    AcceleratorState._reset_state(reset_partial_state=True)  # an earlier test in this process may have made one
     accelerator = Accelerator(cpu=True, mixed_precision="bf16")
     try:
         _check_autocast(accelerator)

@@ -19,11 +19,9 @@ readable action: "wait" records it as a `wait` with the model's text (the evalua
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Sequence
 
 from mobile_r1.agents.base import AgentOutput, AgentRequest
-from typing import Sequence
-
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import ParseResult
 from mobile_r1.core.errors import InfraError
