@@ -100,11 +100,11 @@ def eval_command(
         agent_options["base_url"] = base_url
     from mobile_r1.cli.tasks import _specs_options
 
-    config = EvalConfig(agent=agent, env=env, env_options=_specs_options(specs, specs_only),
-                        exclude=str(exclude) if exclude else None, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
+    env_options = {**_options(env_option), **_specs_options(specs, specs_only)}
+    config = EvalConfig(agent=agent, env=env, env_options=env_options, exclude=str(exclude) if exclude else None,
+                        suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
-                        agent_options=agent_options, env_options=_options(env_option), ray=ray,
-                        ray_workers=ray_workers)
+                        agent_options=agent_options, ray=ray, ray_workers=ray_workers)
     with _progress() as bar:
         task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 
