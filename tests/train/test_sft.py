@@ -449,3 +449,30 @@ def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, m
     assert all(len(t.split()) <= len(f.split()) for t, f in zip(train_seen, full))
     with pytest.raises(ValueError, match="instruction_dropout"):
         write_config(tmp_path / "bad", generated, data={"instruction_dropout": 1.0})
+
+
+def test_experiment_trackers_through_accelerate_offline(tmp_path: Path, episodes: list[Episode],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.chdir(tmp_path)  # nothing may land in the working directory
+    config = write_config(tmp_path, episodes, run={"max_steps": 2, "report_to": ["tensorboard", "wandb", "mlflow"],
+                                                   "project": "tracked"})
+    run = train(config, "sft", progress=False).run_dir
+    assert any((run / "tensorboard").rglob("events.out.tfevents*"))
+    assert list((run / "wandb").glob("offline-run-*")), "wandb writes its offline run under the run folder"
+    import mlflow
+
+    mlflow.set_tracking_uri((run / "mlruns").resolve().as_uri())
+    experiment = mlflow.get_experiment_by_name("tracked")
+    assert experiment is not None
+    runs = mlflow.search_runs([experiment.experiment_id], output_format="list")
+    assert len(runs) == 1 and "train/loss" in runs[0].data.metrics and runs[0].data.params["optim.lr"] == "0.003"
+    history = mlflow.MlflowClient().get_metric_history(runs[0].info.run_id, "train/loss")
+    assert [m.step for m in history] == [1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "run"]
+
+
+def test_an_unknown_tracker_is_a_config_error(tmp_path: Path, episodes: list[Episode]) -> None:
+    with pytest.raises(Exception, match="report_to"):
+        write_config(tmp_path, episodes, run={"report_to": ["neptune"]})

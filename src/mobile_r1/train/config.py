@@ -186,7 +186,18 @@ class RunConfig(_Section):
     mixed_precision: Literal["no", "bf16", "fp16"] = Field("no", description="accelerate autocast")
     distributed: Literal["ddp", "fsdp", "deepspeed"] = Field(
         "ddp", description="how several processes share the model: ddp (CPU or GPUs), fsdp or deepspeed (CUDA GPUs)")
-    tensorboard: bool = True
+    tensorboard: bool = Field(True, description="log to TensorBoard (run_dir/tensorboard) when report_to is not given")
+    report_to: list[Literal["tensorboard", "wandb", "mlflow"]] | None = Field(
+        None, description="experiment trackers (accelerate's): tensorboard, wandb, mlflow (null: tensorboard, if "
+        "`tensorboard`); wandb honours WANDB_MODE (offline) and writes under the run folder, mlflow logs to "
+        "MLFLOW_TRACKING_URI or else run_dir/mlruns; pip install 'mobile-r1[trackers]' for wandb and mlflow")
+    project: str = Field("mobile-r1", min_length=1, max_length=200, description="the trackers' project / experiment name")
+
+    def trackers(self) -> list[str]:
+        """The experiment trackers this run logs to."""
+        if self.report_to is not None:
+            return list(dict.fromkeys(self.report_to))
+        return ["tensorboard"] if self.tensorboard else []
 
 
 class GenerateConfig(_Section):

@@ -68,19 +68,26 @@ def load_config_policy(config: TrainConfig, device: str) -> Policy:
 
 
 class MetricsLog:
-    """Appends metric records to `metrics.jsonl` and TensorBoard (main process only)."""
+    """Appends metric records to `metrics.jsonl` and to the run's experiment trackers (main process only).
 
-    def __init__(self, run_dir: Path, enabled: bool, tensorboard: bool) -> None:
+    The trackers are accelerate's (`accelerate.tracking`): TensorBoard writes to run_dir/tensorboard, Weights & Biases
+    under run_dir (its mode from WANDB_MODE: `offline` needs no account), MLflow to MLFLOW_TRACKING_URI or else
+    run_dir/mlruns; nothing is written outside the run folder unless those variables say so. Metrics are logged as
+    `train/<key>` and `eval/<key>` against the step. `metrics.jsonl` stays the record the run resumes from.
+    """
+
+    def __init__(self, run_dir: Path, enabled: bool, trackers: list[str] | None = None, project: str = "mobile-r1",
+                 config: dict[str, Any] | None = None) -> None:
         self.enabled = enabled
         self.path = run_dir / "metrics.jsonl"
-        self.writer = None
-        if enabled and tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self.writer = SummaryWriter(str(run_dir / "tensorboard"))
-            except ImportError:  # tensorboard is optional
-                self.writer = None
+        self.trackers: list[Any] = []
+        if enabled:
+            for name in trackers or []:
+                tracker = _tracker(name, run_dir, project)
+                tracker.start()
+                if config:
+                    tracker.store_init_configuration(config)
+                self.trackers.append(tracker)
 
     def log(self, stage: str, kind: str, step: int, metrics: dict[str, float]) -> None:
         if not self.enabled:
@@ -88,10 +95,9 @@ class MetricsLog:
         record = {"stage": stage, "kind": kind, "step": step, **metrics}
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
-        if self.writer is not None:
-            for key, value in metrics.items():
-                self.writer.add_scalar(f"{kind}/{key}", value, step)
-            self.writer.flush()
+        values = {f"{kind}/{key}": value for key, value in metrics.items()}
+        for tracker in self.trackers:
+            tracker.log(values, step=step)
 
     def truncate_after(self, step: int) -> None:
         """Drop records past `step` (a resumed run rewrites what the killed run logged after its checkpoint)."""
@@ -102,8 +108,32 @@ class MetricsLog:
         self.path.write_text("".join(ln + "\n" for ln in keep), encoding="utf-8")
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
+        for tracker in self.trackers:
+            tracker.finish()
+        self.trackers = []
+
+
+def _tracker(name: str, run_dir: Path, project: str) -> Any:
+    """One of accelerate's trackers, writing under the run folder."""
+    import os
+
+    from accelerate import tracking
+
+    try:
+        if name == "tensorboard":
+            return tracking.TensorBoardTracker("tensorboard", str(run_dir))
+        if name == "wandb":
+            return tracking.WandBTracker(project, dir=str(run_dir), name=run_dir.name)
+        if name == "mlflow":
+            import mlflow
+
+            if not os.environ.get("MLFLOW_TRACKING_URI"):  # a local file store in the run folder (mlflow-skinny has
+                os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")  # no database store; the file store still works)
+                mlflow.set_tracking_uri((run_dir / "mlruns").resolve().as_uri())
+            return tracking.MLflowTracker(experiment_name=project, run_name=run_dir.name)
+    except ImportError as exc:
+        raise ConfigError(f"run.report_to: {name} needs its package ({exc.name}): pip install {exc.name}") from None
+    raise ConfigError(f"run.report_to: unknown tracker {name!r}; choose tensorboard, wandb or mlflow")
 
 
 # ----- processes ---------------------------------------------------------------------------------------------------------
@@ -428,7 +458,7 @@ def train(
         runner.attach(optimizer, scheduler)
         policy = runner.policy
 
-        log = MetricsLog(run_dir, main, config.run.tensorboard)
+        log = MetricsLog(run_dir, main, config.run.trackers(), config.run.project, _flat(config.model_dump(mode="json")))
         start = 0
         if resume:
             checkpoints = list_checkpoints(run_dir)
@@ -474,6 +504,18 @@ def train(
         return RunResult(run_dir, total, last, last_eval, main)
     finally:
         runner.close()
+
+
+def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A config as flat `section.key` hyperparameters (lists as text), what trackers store."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flat(value, name + "."))
+        else:
+            out[name] = value if isinstance(value, (int, float, str, bool)) else str(value)
+    return out
 
 
 def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any) -> StageRunner:
