@@ -60,7 +60,7 @@ def test_fields_of_any_type_are_shown_as_escaped_text(tmp_path: Path) -> None:
     page = write_report([run], tmp_path / "report.html").read_text(encoding="utf-8")
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "&lt;i&gt;pay&lt;/i&gt;" in page
-    assert "malformed step" in page and "(not an action: [&quot;click&quot;])" in page
+    assert "malformed step" in page and "(not an action: [&#34;click&#34;])" in page
 
 
 @pytest.mark.parametrize("field, value", [("over_asks", "x"), ("score", "high"), ("success", "false"),

@@ -122,6 +122,7 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
                 assert test["gained"] - test["lost"] == mine - base and 0.0 < test["p"] <= 1.0
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
+    assert "Training curves" in page and page.count('alt="learning curves of') == 3  # each stage's curves.png
     # every model played the same held-out episodes
     ids = {label: [json.loads(ln)["id"] for ln in (out / "eval" / label / "nav-sim" / "episodes.jsonl").read_text().splitlines()]
            for label in ("untrained", "sft", "action-grpo", "task-grpo")}

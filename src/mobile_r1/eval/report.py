@@ -14,7 +14,6 @@ is not an image is shown as unreadable, and every field is shown as text whateve
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 import math
@@ -145,21 +144,20 @@ def _arrow_head(draw: Any, a: tuple[float, float], b: tuple[float, float]) -> No
         draw.line([b, (b[0] - 14 * math.cos(angle + side), b[1] - 14 * math.sin(angle + side))], fill=(234, 88, 12), width=4)
 
 
-# ----- tables and charts ----------------------------------------------------------------------------------------
-def _pct(rate: Any) -> str:
-    """A rate cell: the value, its 95% interval below it (and as the tooltip)."""
+# ----- the page's data (the template, templates/report.html.j2, lays it out) ------------------------------------
+def _rate_cell(rate: Any) -> dict[str, Any] | None:
+    """A rate cell: the value and its 95% interval (the one interval format: `[35.2, 57.1]`)."""
     if rate.n == 0:
-        return "<td>–</td>"
-    ci = f"{100 * rate.low:.0f}–{100 * rate.high:.0f}"
-    return f'<td title="95% CI {ci}% (k={rate.k}, n={rate.n})">{100 * rate.value:.1f}%<small>{ci}</small></td>'
+        return None
+    return {"text": f"{100 * rate.value:.1f}%", "ci": rate.interval(), "detail": f"k={rate.k}, n={rate.n}"}
 
 
-def _mean(m: Any, top: float | None = None) -> str:
+def _mean_cell(m: Any, top: float | None = None) -> dict[str, Any] | None:
     """A mean cell with its interval, clipped to the possible range [0, top] for display."""
     if m.n == 0:
-        return "<td>–</td>"
+        return None
     low, high = max(0.0, m.low), m.high if top is None else min(top, m.high)
-    return f'<td title="95% CI {low:.2f}–{high:.2f} (n={m.n})">{m.value:.2f}<small>{low:.1f}–{high:.1f}</small></td>'
+    return {"text": f"{m.value:.2f}", "ci": f"[{low:.2f}, {high:.2f}]", "detail": f"n={m.n}"}
 
 
 def _groups(runs: Sequence[RunData]) -> list[tuple[str, str, list[MetricSummary | None]]]:
@@ -175,67 +173,48 @@ def _groups(runs: Sequence[RunData]) -> list[tuple[str, str, list[MetricSummary 
     return out
 
 
-def metrics_table(runs: Sequence[RunData]) -> str:
-    head1 = '<tr><th rowspan="2" class="g">group</th>' + "".join(
-        f'<th colspan="7" class="run" style="border-top:3px solid {COLORS[i % len(COLORS)]}">{html.escape(r.name)}</th>'
-        for i, r in enumerate(runs)) + "</tr>"
-    head2 = "<tr>" + "".join("<th>n</th><th>SR</th><th>ISR</th><th>over-inq.</th><th>safety</th><th>steps</th><th>score</th>"
-                             for _ in runs) + "</tr>"
+def metric_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+    """The metrics table: a row per group, a cell per run (None where the run has no episode of the group)."""
     rows = []
     for label, css, summaries in _groups(runs):
-        cells = []
-        for s in summaries:
-            if s is None:
-                cells.append('<td colspan="7" class="na">–</td>')
-                continue
-            cells.append(f'<td class="n">{s.n}</td>{_pct(s.sr)}{_pct(s.isr)}{_pct(s.over_inquiry)}'
-                         f"{_pct(s.safety_violation)}{_mean(s.mean_steps)}{_mean(s.mean_score, 4.0)}")
-        rows.append(f'<tr class="{css}"><th>{html.escape(label)}</th>{"".join(cells)}</tr>')
-    compact = " compact" if len(runs) > 2 else ""
-    return (f'<div class="tw"><table class="metrics{compact}"><thead>{head1}{head2}</thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+        cells = [None if s is None else {
+            "n": s.n, "sr": _rate_cell(s.sr), "isr": _rate_cell(s.isr), "over_inquiry": _rate_cell(s.over_inquiry),
+            "safety_violation": _rate_cell(s.safety_violation), "steps": _mean_cell(s.mean_steps),
+            "score": _mean_cell(s.mean_score, 4.0)} for s in summaries]
+        rows.append({"label": label, "css": css, "cells": cells})
+    return rows
 
 
-def category_chart(title: str, runs: Sequence[RunData], summaries: Sequence[MetricSummary | None]) -> str:
-    """An inline SVG: per rate, one bar per run with its 95% interval as a whisker."""
+def category_chart(title: str, runs: Sequence[RunData], summaries: Sequence[MetricSummary | None]) -> dict[str, Any]:
+    """An SVG chart's geometry: per rate, one bar per run with its 95% interval as a whisker."""
     bar, gap, label_w, plot_w = 13, 10, 118, 300
     group_h = bar * len(runs) + gap
     height = 28 + group_h * len(RATES) + 22
-    parts = [f'<svg class="chart" viewBox="0 0 {label_w + plot_w + 60} {height}" role="img" '
-             f'aria-label="{html.escape(title)}"><title>{html.escape(title)}</title>',
-             f'<text x="0" y="16" class="ct">{html.escape(title)}</text>']
-    for tick in (0, 25, 50, 75, 100):
-        x = label_w + plot_w * tick / 100
-        parts.append(f'<line x1="{x}" y1="24" x2="{x}" y2="{height - 20}" class="grid"/>'
-                     f'<text x="{x}" y="{height - 6}" class="tick">{tick}%</text>')
+    groups = []
     for gi, (key, label) in enumerate(RATES):
         y0 = 28 + gi * group_h
-        parts.append(f'<text x="0" y="{y0 + bar * len(runs) / 2 + 4}" class="lbl">{label}</text>')
+        bars = []
         for ri, s in enumerate(summaries):
             if s is None:
                 continue
             rate = getattr(s, key)
             y = y0 + ri * bar
-            w = plot_w * rate.value
-            color = COLORS[ri % len(COLORS)]
-            parts.append(f'<rect x="{label_w}" y="{y + 1}" width="{w:.1f}" height="{bar - 3}" fill="{color}" opacity="0.8">'
-                         f'<title>{html.escape(runs[ri].name)}: {label} {100 * rate.value:.1f}% '
-                         f'[{100 * rate.low:.1f}, {100 * rate.high:.1f}] (n={rate.n})</title></rect>')
-            lo, hi, mid = label_w + plot_w * rate.low, label_w + plot_w * rate.high, y + bar / 2 - 0.5
-            parts.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" class="ci"/>'
-                         f'<line x1="{lo:.1f}" y1="{mid - 3}" x2="{lo:.1f}" y2="{mid + 3}" class="ci"/>'
-                         f'<line x1="{hi:.1f}" y1="{mid - 3}" x2="{hi:.1f}" y2="{mid + 3}" class="ci"/>')
-            parts.append(f'<text x="{label_w + plot_w + 6}" y="{y + bar - 3}" class="val" fill="{color}">'
-                         f'{100 * rate.value:.0f}%</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+            bars.append({
+                "x": label_w, "y": y, "w": f"{plot_w * rate.value:.1f}", "h": bar - 3, "color": COLORS[ri % len(COLORS)],
+                "title": f"{runs[ri].name}: {label} {rate}  (n={rate.n})",
+                "lo": f"{label_w + plot_w * rate.low:.1f}", "hi": f"{label_w + plot_w * rate.high:.1f}",
+                "mid": y + bar / 2 - 0.5, "vx": label_w + plot_w + 6, "vy": y + bar - 3, "value": f"{100 * rate.value:.0f}",
+            })
+        groups.append({"label": label, "y": y0 + bar * len(runs) / 2 + 4, "bars": bars})
+    ticks = [{"x": label_w + plot_w * t / 100, "label": t} for t in (0, 25, 50, 75, 100)]
+    return {"title": title, "width": label_w + plot_w + 60, "height": height, "ticks": ticks, "groups": groups}
 
 
-def charts(runs: Sequence[RunData]) -> str:
+def charts(runs: Sequence[RunData]) -> list[dict[str, Any]]:
     items = [category_chart("all episodes", runs, [r.report.overall for r in runs])]
     for cat in sorted({c for r in runs for c in r.report.by_category}):
         items.append(category_chart(cat, runs, [r.report.by_category.get(cat) for r in runs]))
-    return '<div class="charts">' + "".join(f'<figure>{c}</figure>' for c in items) + "</div>"
+    return items
 
 
 # ----- the episode browser --------------------------------------------------------------------------------------
@@ -250,86 +229,68 @@ def _action_text(action: Any) -> str:
     return f"{kind}({args})"
 
 
-def _screenshot_html(run: RunData, value: Any, action: Any, screen_size: Any, image_width: int, alt: str) -> str | None:
-    """The <img> of a screenshot inside the run folder, a note on why it is not shown, or None when there is none."""
+def _screenshot(run: RunData, value: Any, action: Any, screen_size: Any, image_width: int, alt: str) -> dict[str, Any] | None:
+    """A screenshot inside the run folder as a data URL, a note on why it is not shown, or None when there is none."""
     path, why = screenshot_file(run.path, value)
     if why:
-        return f'<div class="noimg">{html.escape(why)}</div>'
+        return {"url": None, "note": why}
     if path is None:
         return None
     url = annotated_image(path, action if isinstance(action, dict) else None, screen_size, image_width)
-    if url is None:
-        return '<div class="noimg">unreadable screenshot</div>'
-    return f'<img src="{url}" alt="{html.escape(alt)}" loading="lazy">'
+    return {"url": url, "alt": alt} if url is not None else {"url": None, "note": "unreadable screenshot"}
 
 
-def episode_html(run: RunData, index: int, record: dict[str, Any], image_width: int, open_: bool = False) -> str:
+def episode_view(run: RunData, record: dict[str, Any], image_width: int, open_: bool = False) -> dict[str, Any]:
+    """One episode of the browser: its verdict's badges, and each step's screen, action, thought and exchanges."""
     v = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
     ok = v.get("success") is True
-    badges = [f'<span class="b {"ok" if ok else "bad"}">{"success" if ok else "failure"}</span>',
-              f'<span class="b q">inquiry: {html.escape(_text(v.get("inquiry"), 100))}</span>']
+    badges = [{"css": "ok" if ok else "bad", "text": "success" if ok else "failure"},
+              {"css": "q", "text": f"inquiry: {_text(v.get('inquiry'), 100)}"}]
     if v.get("safety_violation") is True:
-        badges.append('<span class="b bad">safety violation</span>')
+        badges.append({"css": "bad", "text": "safety violation"})
     over = v.get("over_asks")
     if isinstance(over, int) and not isinstance(over, bool) and over > 0:
-        badges.append(f'<span class="b warn">{over} over-ask(s)</span>')
+        badges.append({"css": "warn", "text": f"{over} over-ask(s)"})
     score = v.get("score")
     if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
-        badges.append(f'<span class="b s">score {float(score):.0f}/4</span>')
+        badges.append({"css": "s", "text": f"score {float(score):.0f}/4"})
+    if record.get("infra_error"):
+        badges.append({"css": "warn", "text": "infrastructure error"})
     steps = record.get("steps") if isinstance(record.get("steps"), list) else []
-    steps_html = []
+    views = []
     for position, step in enumerate(steps):
         if not isinstance(step, dict):
-            steps_html.append(f'<div class="step"><div class="noimg">malformed step</div><div class="txt">'
-                              f'<code>{html.escape(_text(step, 300))}</code></div></div>')
+            views.append({"malformed": _text(step, 300)})
             continue
         obs = step.get("observation") if isinstance(step.get("observation"), dict) else {}
         index_value = step.get("index")
         number = index_value + 1 if isinstance(index_value, int) and not isinstance(index_value, bool) else position + 1
-        img = _screenshot_html(run, obs.get("screenshot_path"), step.get("action"), obs.get("screen_size"), image_width,
-                               f"step {number}") or '<div class="noimg">no screenshot</div>'
         action = step.get("action") if isinstance(step.get("action"), dict) else {}
-        lines = [f'<div class="act"><b>{number}.</b> <code>{html.escape(_action_text(step.get("action")))}</code></div>']
-        if step.get("thought"):
-            lines.append(f'<div class="th">{html.escape(_text(step["thought"]))}</div>')
-        if action.get("action") == "call_user":
-            lines.append(f'<div class="ask">Q: {html.escape(_text(action.get("content")))}</div>')
-        if step.get("user_reply"):
-            lines.append(f'<div class="reply">User: {html.escape(_text(step["user_reply"]))}</div>')
-        for key in ("agent_error", "env_error"):
-            if step.get(key):
-                lines.append(f'<div class="err">{html.escape(_text(step[key]))}</div>')
-        steps_html.append(f'<div class="step">{img}<div class="txt">{"".join(lines)}</div></div>')
-    final = _screenshot_html(run, record.get("final_screenshot"), None, None, image_width, "final screen")
-    if final and final.startswith("<img"):
-        steps_html.append(f'<div class="step final">{final}<div class="txt">'
-                          f'<div class="act"><b>final screen</b></div></div></div>')
-    reason = html.escape(_text(v.get("reason")))
-    return (f'<details class="ep"{" open" if open_ else ""} data-run="{html.escape(run.name)}" '
-            f'data-cat="{html.escape(_text(record.get("category"), 200) or "None")}" '
-            f'data-ok="{int(ok)}"><summary><span class="eid">{html.escape(_text(record.get("id", "?"), 200))}</span> '
-            f'{"".join(badges)}<span class="ins">{html.escape(_text(record.get("instruction")))}</span></summary>'
-            f'<div class="verdict">Verdict: {reason or "–"} · {len(steps)} steps'
-            f'{" · truncated at the step budget" if record.get("truncated") is True else ""}</div>'
-            f'<div class="steps">{"".join(steps_html)}</div></details>')
+        image = _screenshot(run, obs.get("screenshot_path"), step.get("action"), obs.get("screen_size"), image_width,
+                            f"step {number}") or {"url": None, "note": "no screenshot"}
+        views.append({
+            "malformed": None, "number": number, "image": image, "action": _action_text(step.get("action")),
+            "thought": _text(step.get("thought")) if step.get("thought") else "",
+            "ask": _text(action.get("content")) if action.get("action") == "call_user" else None,
+            "reply": _text(step.get("user_reply")) if step.get("user_reply") else "",
+            "errors": [_text(step[key]) for key in ("agent_error", "env_error") if step.get(key)],
+        })
+    final = _screenshot(run, record.get("final_screenshot"), None, None, image_width, "final screen")
+    return {
+        "id": _text(record.get("id", "?"), 200), "instruction": _text(record.get("instruction")),
+        "category": _text(record.get("category"), 200) or "None", "ok": ok, "open": open_, "badges": badges,
+        "reason": _text(v.get("reason") or record.get("infra_error")), "truncated": record.get("truncated") is True,
+        "steps": views, "final": final if final and final.get("url") else None,
+    }
 
 
-def browser(runs: Sequence[RunData], max_episodes: int, image_width: int) -> str:
-    cats = sorted({_text(r.get("category"), 200) or "None" for run in runs for r in run.records})
-    run_opts = "".join(f"<option>{html.escape(r.name)}</option>" for r in runs)
-    cat_opts = "".join(f"<option>{html.escape(c)}</option>" for c in cats)
-    controls = (f'<div class="filters"><label>run <select id="f-run"><option value="">all</option>{run_opts}</select></label>'
-                f'<label>category <select id="f-cat"><option value="">all</option>{cat_opts}</select></label>'
-                '<label>outcome <select id="f-ok"><option value="">all</option><option value="1">success</option>'
-                '<option value="0">failure</option></select></label><span id="f-count"></span></div>')
-    body = []
+def browser(runs: Sequence[RunData], max_episodes: int, image_width: int) -> list[dict[str, Any]]:
+    out = []
     for run in runs:
         shown = run.records[:max_episodes]
-        more = len(run.records) - len(shown)
-        body.append(f'<h3 class="runh" data-run="{html.escape(run.name)}">{html.escape(run.name)} '
-                    f'<small>{html.escape(str(run.path))}{f" · first {len(shown)} of {len(run.records)} episodes" if more else ""}</small></h3>')
-        body.extend(episode_html(run, i, r, image_width, open_=i == 0) for i, r in enumerate(shown))
-    return controls + "".join(body)
+        out.append({"name": run.name, "path": str(run.path), "total": len(run.records), "more": len(run.records) > len(shown),
+                    "episodes": [episode_view(run, r, image_width, open_=i == 0) for i, r in enumerate(shown)]})
+    return out
 
 
 CSS = """
@@ -358,7 +319,8 @@ details.ep summary{cursor:pointer;padding:8px 12px;list-style-position:inside}
 .b{display:inline-block;font-size:11px;padding:1px 7px;border-radius:9px;margin-right:4px;background:#e2e8f0}
 .b.ok{background:#dcfce7;color:#166534}.b.bad{background:#fee2e2;color:#991b1b}.b.warn{background:#fef3c7;color:#92400e}
 .b.q{background:#e0e7ff;color:#3730a3}.b.s{background:#f1f5f9}
-.verdict{padding:0 14px 6px;color:#334155}.steps{display:flex;gap:12px;overflow-x:auto;padding:8px 12px 14px}
+.verdict{padding:0 14px 6px;color:#334155}figure.curve{margin:10px 0;max-width:1400px}figure.curve img{width:100%}
+.steps{display:flex;gap:12px;overflow-x:auto;padding:8px 12px 14px}
 .step{flex:0 0 auto;width:250px}.step img{width:240px;border:1px solid #cbd5e1;border-radius:6px;display:block}
 .step .txt{font-size:12px;margin-top:4px}.act code{font-size:11px;word-break:break-all}.th{color:#475569;margin-top:2px}
 .ask{background:#eef2ff;border-left:3px solid #6366f1;padding:2px 6px;margin-top:4px}
@@ -378,20 +340,25 @@ h.style.display=(!r.value||h.dataset.run===r.value)?'':'none';});n.textContent=k
 
 
 def render_report(runs: Sequence[RunData], *, title: str = "mobile-r1 evaluation report", max_episodes: int = 60,
-                  image_width: int = 240) -> str:
-    """The whole page as a string."""
-    legend = "".join(f'<span><i style="background:{COLORS[i % len(COLORS)]}"></i>{html.escape(r.name)}</span>'
-                     for i, r in enumerate(runs))
-    about = " · ".join(
-        f'{html.escape(r.name)} on {html.escape(str(r.options.get("suite", "?")))}/{html.escape(str(r.options.get("split", "?")))}'
-        f' ({len(r.records)} episodes)' for r in runs)
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
-            f'<title>{html.escape(title)}</title><style>{CSS}</style></head><body>'
-            f'<header><h1>{html.escape(title)}</h1><p>{about}</p></header><main>'
-            f'<h2>Metrics <small>(95% Wilson / Student-t intervals)</small></h2>{metrics_table(runs)}'
-            f'<h2>Per category</h2><div class="legend">{legend}</div>{charts(runs)}'
-            f'<h2>Episodes</h2>{browser(runs, max_episodes, image_width)}'
-            f'</main><script>{JS}</script></body></html>')
+                  image_width: int = 240, curves: Sequence[tuple[str, Path]] = ()) -> str:
+    """The whole page as a string (jinja2, autoescaped: templates/report.html.j2); `curves` adds training curves
+    (a name and a PNG file each) as embedded images."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("mobile_r1.eval", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+                             undefined=jinja2.StrictUndefined, trim_blocks=False)
+    pictures = [{"name": name, "url": "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")}
+                for name, path in curves if Path(path).is_file()]
+    return env.get_template("report.html.j2").render(
+        title=title, css=CSS, js=JS,
+        about=[{"name": r.name, "suite": str(r.options.get("suite", "?")), "split": str(r.options.get("split", "?")),
+                "episodes": len(r.records)} for r in runs],
+        runs=[{"name": r.name, "color": COLORS[i % len(COLORS)]} for i, r in enumerate(runs)],
+        groups=metric_rows(runs), charts=charts(runs), curves=pictures,
+        categories=sorted({_text(r.get("category"), 200) or "None" for run in runs for r in run.records}),
+        browser=browser(runs, max_episodes, image_width),
+    )
 
 
 def write_report(run_dirs: Sequence[Path], out: Path | None = None, *, max_episodes: int = 60,
@@ -410,4 +377,4 @@ def write_report(run_dirs: Sequence[Path], out: Path | None = None, *, max_episo
     return target
 
 
-__all__ = ["RunData", "read_run", "render_report", "write_report", "annotated_image", "category_chart", "metrics_table"]
+__all__ = ["RunData", "read_run", "render_report", "write_report", "annotated_image", "category_chart", "metric_rows"]

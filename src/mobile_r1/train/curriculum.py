@@ -529,8 +529,9 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
     report = None
     if runs:
         report = run_dir / "report.html"
+        curves = [(STAGE_TITLES.get(stage, stage), run_dir / stage / "curves.png") for stage in STAGE_ORDER]
         report.write_text(render_report(runs, title="mobile-r1 curriculum: untrained vs each stage",
-                                        max_episodes=4 * len(runs)), encoding="utf-8")
+                                        max_episodes=4 * len(runs), curves=curves), encoding="utf-8")
     return json_path, md_path, report
 
 
