@@ -38,6 +38,7 @@ from mobile_r1.core.errors import ConfigError, DataError, InfraError
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, make_backend
+from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
 from mobile_r1.eval.episode import EpisodePlay
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
