@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +20,14 @@ def _progress() -> Progress:
                     TimeRemainingColumn(), console=console, transient=False)
 
 
-def _options(pairs: list[str]) -> dict[str, Any]:
+def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
     from mobile_r1.core.errors import ConfigError
 
     out: dict[str, Any] = {}
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--option takes KEY=VALUE, got {item!r}")
+            raise ConfigError(f"{flag} takes KEY=VALUE, got {item!r}")
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
@@ -76,25 +77,53 @@ def eval_command(
     seed: int = typer.Option(0, "--seed", help="Base seed of the suite's episodes."),
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
+    env_option: list[str] = typer.Option([], "--env-option", help="Further option of the phone backend KEY=VALUE "
+                                         "(repeatable), e.g. person=none, judge=model, judge_model=gpt-4o."),
+    tasks: Path | None = typer.Option(None, "--tasks", help="A task file to play instead of a suite (on a device: "
+                                      "InquireBench's tasks_*.jsonl, or one instruction per line)."),
+    confirm: str | None = typer.Option(None, "--confirm", help="The safety gate: ask the person before risky actions "
+                                       "(risky), before every action (all), or never (none). Default: risky on a real "
+                                       "device (adb), none in the simulator. With nobody at the terminal, asked "
+                                       "actions are refused."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
 ) -> None:
     """Run an agent on a suite of a phone backend; judge every episode; print SR, ISR, over-inquiry, safety, steps and
     score."""
+    from mobile_r1.core.errors import ConfigError
     from mobile_r1.eval.runner import EvalConfig, run_eval
 
     agent_options = _options(option)
     if base_url:
         agent_options["base_url"] = base_url
+    env_options = _options(env_option, "--env-option")
+    if confirm is not None:
+        env_options["confirm"] = confirm
+    if tasks is not None:
+        if not tasks.is_file():
+            raise ConfigError(f"--tasks: no file {tasks}")
+        suite = str(tasks)
+    device = env.strip().lower().startswith("adb")
+    if device and workers > 1:
+        raise ConfigError("a device plays one episode at a time: use --workers 1 (or one run per device)")
     config = EvalConfig(agent=agent, env=env, suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
-                        agent_options=agent_options)
-    with _progress() as bar:
-        task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
+                        agent_options=agent_options, env_options=env_options)
+    person_here = sys.stdin.isatty() and str(env_options.get("person", "auto")) != "none" and (
+        device or env_options.get("confirm", "none") != "none")
+    if person_here:  # the person is asked on this terminal: no live progress bar over the prompts
+        def say(done: int, total: int, record: dict[str, Any] | None) -> None:
+            if record is not None:
+                console.print(f"[{done}/{total}] {record['id']}", markup=False)
 
-        def update(done: int, total: int, record: dict[str, Any] | None) -> None:
-            bar.update(task, completed=done, total=total)
+        result = run_eval(config, progress=say)
+    else:
+        with _progress() as bar:
+            task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 
-        result = run_eval(config, progress=update)
+            def update(done: int, total: int, record: dict[str, Any] | None) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = run_eval(config, progress=update)
     title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
     if as_json:
         typer.echo(json.dumps({**result.report.to_dict(),

@@ -9,7 +9,7 @@ from mobile_r1.cli.app import app, console
 from mobile_r1.core.errors import MobileR1Error
 
 # Each module registers its commands on `app` when imported; keep them light (import heavy libraries inside).
-COMMAND_MODULES: list[str] = ["rescore", "serve", "match", "data", "reward", "sim", "train", "eval", "tasks", "report", "compare", "demo"]
+COMMAND_MODULES: list[str] = ["rescore", "serve", "match", "data", "reward", "sim", "train", "eval", "tasks", "report", "compare", "demo", "device"]
 
 
 def _load_commands() -> None:
