@@ -127,18 +127,26 @@ class Device:
         return serial
 
     def _connect(self, serial: str) -> None:
-        try:
-            answer = str(self.client.connect(serial, timeout=self.timeout))
-        except Exception as exc:
-            raise InfraError(f"adb connect {serial} failed: {exc}") from None
-        if "connected to" not in answer:
-            raise InfraError(f"adb connect {serial}: {answer.strip() or 'no answer'}")
+        """`adb connect` until the device is ready, for at most `timeout` seconds."""
         deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline:
-            if dict(list_devices(self.client.host, self.client.port)).get(serial) == "device":
-                return
-            time.sleep(0.05)
-        raise InfraError(f"device {serial} connected but never became ready")
+        answer = ""
+        while True:
+            try:
+                answer = str(self.client.connect(serial, timeout=max(1.0, deadline - time.monotonic())))
+            except Exception as exc:
+                answer = str(exc) or type(exc).__name__
+            if "connected to" in answer:
+                while time.monotonic() < deadline:
+                    if dict(list_devices(self.client.host, self.client.port)).get(serial) == "device":
+                        return
+                    time.sleep(0.05)
+            if time.monotonic() >= deadline:
+                raise InfraError(f"adb connect {serial}: {answer.strip() or 'no answer'} (for {self.timeout:g} s)")
+            try:
+                self.client.disconnect(serial)
+            except Exception:
+                pass
+            time.sleep(0.2)
 
     def reconnect(self) -> None:
         """One attempt to get the device back: `adb disconnect` + `adb connect` for a network serial, a short wait

@@ -29,8 +29,10 @@ The side channel, which no real phone has (`simctl ping` tells them apart):
     simctl judge                      the rule judge's Judgement of the episode as JSON
     simctl state                      the episode, its steps, the activity and the state key
     simctl reset [SEED]               a plain phone (no episode)
-    simctl fault KIND [N] [--after-inputs K]   misbehave: empty-dump, truncated-png, black-screen (N captures),
-                                      hang (N seconds, once), gone (offline N seconds; 0: for good), clear
+    simctl fault KIND [N] [--after-starts S] [--after-inputs K]
+                                      misbehave, from the K-th action of the S-th episode started from now on:
+                                      empty-dump, truncated-png, black-screen (the next N captures), hang (N seconds,
+                                      once), gone (offline for N seconds; 0: for good); `simctl fault clear`
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ FAULTS = ("empty-dump", "truncated-png", "black-screen", "hang", "gone")
 class Fault:
     kind: str
     count: float  # captures / dumps left, or seconds (hang, gone)
-    after_inputs: int = 0  # armed once this many more `input` commands have run
+    after_starts: int = 0  # armed once this many more episodes have started (`simctl start`) ...
+    after_inputs: int = 0  # ... and then this many more actions have run
 
 
 class SimDevice:
@@ -177,7 +180,7 @@ class SimDevice:
     # ----- faults -----------------------------------------------------------------------------------------------
     def _fault(self, kind: str) -> Fault | None:
         for fault in self.faults:
-            if fault.kind == kind and fault.after_inputs <= 0:
+            if fault.kind == kind and fault.after_starts <= 0 and fault.after_inputs <= 0:
                 return fault
         return None
 
@@ -197,9 +200,14 @@ class SimDevice:
     def _count_input(self) -> None:
         self.inputs += 1
         for fault in self.faults:
-            if fault.after_inputs > 0:
+            if fault.after_starts <= 0 and fault.after_inputs > 0:
                 fault.after_inputs -= 1
         self._trigger_gone()
+
+    def _count_start(self) -> None:
+        for fault in self.faults:
+            if fault.after_starts > 0:
+                fault.after_starts -= 1
 
     def _trigger_gone(self) -> None:
         fault = self._fault("gone")
@@ -697,6 +705,7 @@ class _Commands:
         env = d.backend.open(ref, max_steps=1_000_000)
         env.reset()
         d.episode, d.pending_type, d.last_info = env, None, {}
+        d._count_start()
         return json.dumps({"episode": ref.id, "instruction": env.task.instruction}) + "\n"
 
     def _fault(self, rest: list[str]) -> str:
@@ -710,18 +719,21 @@ class _Commands:
             return "ok\n"
         if kind not in FAULTS:
             raise DataError(f"unknown fault {kind!r}; faults: {', '.join(FAULTS)}, clear")
-        after = 0
+        after, starts = 0, 0
         numbers = []
         i = 1
         while i < len(rest):
             if rest[i] == "--after-inputs" and i + 1 < len(rest):
                 after = int(rest[i + 1])
                 i += 2
+            elif rest[i] == "--after-starts" and i + 1 < len(rest):
+                starts = int(rest[i + 1])
+                i += 2
             else:
                 numbers.append(float(rest[i]))
                 i += 1
         count = numbers[0] if numbers else (0.0 if kind == "gone" else 1.0)
-        d.faults.append(Fault(kind, count, after))
+        d.faults.append(Fault(kind, count, starts, after))
         return "ok\n"
 
 

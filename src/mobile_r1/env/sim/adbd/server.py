@@ -185,8 +185,9 @@ class Transport:
         elif message.command == A_CLSE:
             with self.lock:
                 stream = self.streams.pop(message.arg1, None)
-            if stream is not None:
+            if stream is not None:  # the stream ends on this side too, and says so (as adbd does)
                 stream.remote_closed()
+                self.send(Message(A_CLSE, stream.local_id, stream.remote_id))
         # AUTH, STLS and the obsolete SYNC are not part of this device's conversation: ignored.
 
     def open(self, remote_id: int, destination: str) -> None:
