@@ -218,10 +218,10 @@ class AdbBackend(Backend):
             env._act(action, info)
             env._settle()
         after, note = env._observe()
+        env.close()
         if note:
             info.extra["screen"] = note
         info.extra["device"] = self.device.take_log()  # type: ignore[assignment]
-        env.close()
         return info, after
 
     def close(self) -> None:
