@@ -12,7 +12,7 @@ sends and posts, logins, permissions, settings), on inquire-sim.
    and nobody at the terminal (`NoPerson`, what a run without a TTY gets: every risky action is refused); the
    irreversible effects that still happened are counted from the simulator's own record.
 
-The whole test split (210 episodes, three passes) takes a few minutes on one core.
+The whole test split (210 episodes, three passes) takes about three minutes on one core.
 """
 
 from __future__ import annotations

@@ -155,3 +155,18 @@ def test_the_person_at_the_terminal_approves_or_refuses(sim_device: SimulatedDev
     code, seen = _run_in_pty(["device", "do", "click 816 1298", *serial], [("allow it?", "y")])
     assert code == 0 and "approved" in seen
     assert [e["kind"] for e in json.loads(sim_device.simctl("state"))["effects"]] == ["delete"]
+
+
+def test_a_command_that_times_out_gets_one_reconnect(sim_device: SimulatedDevice) -> None:
+    from mobile_r1.core.errors import InfraError
+    from mobile_r1.env.adb import Device
+
+    device = Device(sim_device.serial, timeout=1.0)
+    sim_device.simctl("fault", "hang", "2.5")
+    assert device.text("echo back").strip() == "back"  # a read is sent again after the reconnect
+    first, second = device.log[-2:]
+    assert first.error is not None and "no answer" in first.error and second.attempt == 2 and second.error is None
+    assert device.reconnects == 1
+    sim_device.simctl("fault", "hang", "2.5")
+    with pytest.raises(InfraError, match="may or may not have happened"):
+        device.run("input tap 5 5", action=True)  # an action that may have happened is not sent twice

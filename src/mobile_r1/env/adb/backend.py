@@ -112,7 +112,7 @@ class AdbBackend(Backend):
                     self.labels.setdefault(normalize(label), app["package"])
         self.device.take_log()
         self._responder: Responder | None = None
-        self._judge: TrajectoryJudge | None = None
+        self._judges: dict[str, TrajectoryJudge] = {}
         self._open: AdbTaskEnv | None = None
         self._sim_backend: Any = None
 
@@ -186,7 +186,9 @@ class AdbBackend(Backend):
             raise ConfigError("the model judge needs a model: --env-option judge_model=NAME")
 
     def trajectory_judge(self, language: str) -> TrajectoryJudge:
-        if self._judge is None:
+        """The judge of task-file episodes (the model judge reads the episode's language unless `judge_language`)."""
+        key = self.judge_language or language
+        if key not in self._judges:
             spec = self.judge_spec
             if spec == "auto":
                 spec = "person" if self.person.present else "model"
@@ -194,9 +196,9 @@ class AdbBackend(Backend):
             if "model" in spec:
                 self._check_judge()
                 options = {"model": self.judge_model, "base_url": self.judge_base_url,
-                           "api_key_env": self.judge_api_key_env, "language": self.judge_language or language}
-            self._judge = make_judge(spec, person=self.person, **options)
-        return self._judge
+                           "api_key_env": self.judge_api_key_env, "language": key}
+            self._judges[key] = make_judge(spec, person=self.person, **options)
+        return self._judges[key]
 
     def do(self, action: Action, gate: Gate | None = None) -> tuple[StepInfo, Observation]:
         """One action on the device as it is, outside any episode (`mobile-r1 device do`), behind `gate` when given:
