@@ -170,3 +170,16 @@ def test_a_command_that_times_out_gets_one_reconnect(sim_device: SimulatedDevice
     sim_device.simctl("fault", "hang", "2.5")
     with pytest.raises(InfraError, match="may or may not have happened"):
         device.run("input tap 5 5", action=True)  # an action that may have happened is not sent twice
+
+
+def test_an_episode_that_cannot_start_frees_the_device(sim_device: SimulatedDevice) -> None:
+    from mobile_r1.core.errors import InfraError
+
+    backend = AdbBackend(sim_device.serial, person="none", render=False, timeout=1.0)
+    first, second = backend.episodes("nav-sim", "test", 2)
+    sim_device.simctl("fault", "gone", "2", "--after-starts", "1")  # away for 2 s right after the set-up
+    with pytest.raises(InfraError, match="did not come back|failed twice"):
+        backend.open(first).reset()
+    time.sleep(2.0)
+    observation, _ = backend.open(second).reset()  # the next episode gets the device (reconnected)
+    assert observation.elements and backend.device.reconnects >= 1

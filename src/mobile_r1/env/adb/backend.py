@@ -259,6 +259,14 @@ class AdbTaskEnv(TaskEnv):
 
     # ----- the protocol -----------------------------------------------------------------------------------------------
     def _reset(self) -> Observation:
+        try:
+            return self._start()
+        except InfraError:
+            self.close()  # the episode never started: the device is free for the next one
+            raise
+
+    def _start(self) -> Observation:
+        self.closed = False
         self.device.take_log()
         if self.sim_ref is not None:
             payload = base64.b64encode(json.dumps(self.sim_ref.to_dict()).encode("utf-8")).decode("ascii")

@@ -176,11 +176,21 @@ class Device:
         except (AdbError, OSError, EOFError) as exc:
             raise _Unreachable(str(exc) or type(exc).__name__) from None
         try:
-            return bytes(connection.read_until_close(encoding=None))
+            data = bytes(connection.read_until_close(encoding=None))
         except (AdbError, OSError, EOFError) as exc:
             raise _Lost(str(exc) or type(exc).__name__) from None
         finally:
             connection.close()
+        if not data and self.state() != "device":  # the stream ended because the device went away
+            raise _Lost("the device went away during the command")
+        return data
+
+    def state(self) -> str:
+        """What the adb server says of the device now ("device", "offline", ...; "absent" when it does not know it)."""
+        try:
+            return dict(list_devices(self.client.host, self.client.port)).get(self.serial, "absent")
+        except InfraError:
+            return "absent"
 
     def run(self, cmd: str, *, timeout: float | None = None, action: bool = False) -> bytes:
         """Run a command line on the device and return its output (raw bytes). `action=True` marks a command with an
