@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser demo test test-fast bench clean
+.PHONY: install browser adb demo test test-fast bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,16 @@ browser:
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
 		|| echo "chromium is not installed: the report's browser test will be skipped"
 
+# Real-device tests drive the simulated phone through the real adb server; Debian's adb is installed when missing (as root).
+adb:
+	@command -v adb >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb >/dev/null; } \
+		|| echo "adb is not installed: the tests that need the adb server will be skipped"
+
 demo: install
 	$(VENV)/bin/mobile-r1 demo
 
-test: install browser
+test: install browser adb
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n 2 --dist loadfile
 

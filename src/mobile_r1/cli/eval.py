@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -18,7 +19,7 @@ def _progress() -> Progress:
                     TimeRemainingColumn(), console=console, transient=False)
 
 
-def _options(pairs: list[str]) -> dict[str, Any]:
+def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
     """KEY=VALUE pairs; a VALUE that reads as JSON is that value (checked by the shared reader's rules), else text."""
     from mobile_r1.core.errors import ConfigError
     from mobile_r1.core.reading import Where, check_tree
@@ -27,7 +28,7 @@ def _options(pairs: list[str]) -> dict[str, Any]:
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--option takes KEY=VALUE, got {item!r}")
+            raise ConfigError(f"{flag} takes KEY=VALUE, got {item!r}")
         try:
             parsed = json.loads(value)
         except (ValueError, RecursionError):  # not JSON (or beyond what json reads): the text itself
@@ -84,7 +85,14 @@ def eval_command(
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of an openai: agent."),
     option: list[str] = typer.Option([], "--option", help="Further agent option KEY=VALUE (repeatable), e.g. temperature=0.7."),
     env_option: list[str] = typer.Option([], "--env-option", help="Further option of the phone backend KEY=VALUE "
-                                         "(repeatable), e.g. timeout=30 for --env androidworld:URL."),
+                                         "(repeatable), e.g. timeout=30 for androidworld:URL; person=none, judge=model "
+                                         "for adb."),
+    tasks: Path | None = typer.Option(None, "--tasks", help="A task file to play instead of a suite (on a device: "
+                                      "InquireBench's tasks_*.jsonl, or one instruction per line)."),
+    confirm: str | None = typer.Option(None, "--confirm", help="The safety gate: ask the person before risky actions "
+                                       "(risky), before every action (all), or never (none). Default: risky on a real "
+                                       "device (adb), none in the simulator. With nobody at the terminal, asked "
+                                       "actions are refused."),
     as_json: bool = typer.Option(False, "--json", help="Print metrics.json content on standard output."),
     specs: Optional[Path] = typer.Option(None, "--specs", help="(sim) A folder of your own task specs, added to the packaged ones."),
     specs_only: bool = typer.Option(False, "--specs-only", help="(sim) Use the --specs folder alone."),
@@ -93,6 +101,7 @@ def eval_command(
 ) -> None:
     """Run an agent on a suite of a phone backend; judge every episode; print SR, ISR, over-inquiry, safety, steps and
     score."""
+    from mobile_r1.core.errors import ConfigError
     from mobile_r1.eval.runner import EvalConfig, run_eval
 
     agent_options = _options(option)
@@ -100,18 +109,36 @@ def eval_command(
         agent_options["base_url"] = base_url
     from mobile_r1.cli.tasks import _specs_options
 
-    env_options = {**_options(env_option), **_specs_options(specs, specs_only)}
+    env_options = {**_options(env_option, "--env-option"), **_specs_options(specs, specs_only)}
+    if confirm is not None:
+        env_options["confirm"] = confirm
+    if tasks is not None:
+        if not tasks.is_file():
+            raise ConfigError(f"--tasks: no file {tasks}")
+        suite = str(tasks)
+    device = env.strip().lower().startswith("adb")
+    if device and workers > 1:
+        raise ConfigError("a device plays one episode at a time: use --workers 1 (or one run per device)")
     config = EvalConfig(agent=agent, env=env, env_options=env_options, exclude=str(exclude) if exclude else None,
                         suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
                         agent_options=agent_options, ray=ray, ray_workers=ray_workers)
-    with _progress() as bar:
-        task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
+    person_here = sys.stdin.isatty() and str(env_options.get("person", "auto")) != "none" and (
+        device or env_options.get("confirm", "none") != "none")
+    if person_here:  # the person is asked on this terminal: no live progress bar over the prompts
+        def say(done: int, total: int, record: dict[str, Any] | None) -> None:
+            if record is not None:
+                console.print(f"[{done}/{total}] {record['id']}", markup=False)
 
-        def update(done: int, total: int, record: dict[str, Any] | None) -> None:
-            bar.update(task, completed=done, total=total)
+        result = run_eval(config, progress=say)
+    else:
+        with _progress() as bar:
+            task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 
-        result = run_eval(config, progress=update)
+            def update(done: int, total: int, record: dict[str, Any] | None) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = run_eval(config, progress=update)
     title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
     if as_json:  # the figures alone: standard output stays one JSON document
         typer.echo(json.dumps({**result.report.to_dict(), "infra_errors": len(result.infra_errors),

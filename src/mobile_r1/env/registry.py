@@ -17,7 +17,8 @@ from mobile_r1.env.protocol import Backend
 BackendFactory = Callable[..., Backend]
 _REGISTRY: dict[str, BackendFactory] = {}
 # name -> module that registers it when imported
-_BUILTIN: dict[str, str] = {"sim": "mobile_r1.env.sim", "androidworld": "mobile_r1.env.androidworld"}
+_BUILTIN: dict[str, str] = {"sim": "mobile_r1.env.sim", "androidworld": "mobile_r1.env.androidworld",
+                             "adb": "mobile_r1.env.adb"}
 
 
 def register_backend(name: str, factory: BackendFactory, *, replace: bool = False) -> None:

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from mobile_r1.agents.chat import encode_image
-from mobile_r1.agents.openai_agent import ChatClient
-from mobile_r1.core.errors import ConfigError, DataError, MobileR1Error
+from mobile_r1.agents.openai_agent import ChatClient, EndpointError
+from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
 from mobile_r1.core.records import Step
+from mobile_r1.core.verdict import Judgement
+from mobile_r1.env.judges import Trajectory, register_judge
 from mobile_r1.eval.metrics import EpisodeVerdict
 
 Outcome = Literal["success", "failure"]
@@ -280,3 +282,30 @@ class ModelJudge:
         raise JudgeError(
             f"the judge gave no well-formed verdict in {self.max_attempts} attempts ({problem}); last answer: {answer[:300]!r}"
         )
+
+
+class ModelTrajectoryJudge:
+    """The model judge as a judge of device trajectories (`mobile_r1.env.judges`, registered there as "model"):
+    the instruction, the task's intent, the steps and every screenshot go to `ModelJudge`. An endpoint that fails or
+    never answers well is the infrastructure's failure (`InfraError`): the evaluation records the episode apart and
+    `--resume` judges it again."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 language: str = "zh", **options: Any) -> None:
+        self.model_judge = ModelJudge(model, base_url=base_url, api_key_env=api_key_env,
+                                      language=language if language in PROMPTS else "en", **options)
+
+    def judge(self, trajectory: Trajectory) -> Judgement:
+        episode = trajectory.episode
+        try:
+            answer = self.model_judge.judge(episode.instruction, trajectory.intent, trajectory.steps,
+                                            trajectory.screenshots())
+        except (JudgeError, EndpointError) as exc:
+            raise InfraError(f"the model judge failed on {episode.id}: {exc}") from None
+        verdict = answer.to_episode_verdict(episode.id, steps=len(trajectory.steps), category=episode.category,
+                                            subcategory=episode.subcategory, language=episode.language)
+        asked = [i for i, s in enumerate(trajectory.steps) if s.action.is_inquiry]
+        return Judgement(verdict, judge="model", asked_steps=asked)
+
+
+register_judge("model", ModelTrajectoryJudge)

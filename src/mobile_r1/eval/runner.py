@@ -48,6 +48,7 @@ from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, TaskEnv, reset_many
 from mobile_r1.env.pools import make_pool
 from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many
+from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
 BATCHED_KINDS = frozenset({"hf", "openai"})

@@ -166,10 +166,13 @@ class SimTaskEnv(TaskEnv):
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,
-             specs: str | None = None, specs_only: bool = False) -> SimBackend:
+             specs: str | None = None, specs_only: bool = False, confirm: str = "none", person: str = "auto") -> Backend:
+    """`confirm` puts the safety gate in front of the phones (off by default in the simulator; see `env.safety`)."""
+    from mobile_r1.env.safety import gated
+
     if argument:
         raise ConfigError(f"the sim environment takes no argument, got 'sim:{argument}'")
-    return SimBackend(render=render, scale=scale, xml=xml, specs=specs, specs_only=specs_only)
+    return gated(SimBackend(render=render, scale=scale, xml=xml, specs=specs, specs_only=specs_only), confirm, person)
 
 
 register_backend(NAME, _factory, replace=True)
