@@ -15,7 +15,7 @@ from mobile_r1.core.errors import ConfigError
 
 PRESETS = ("tiny-lm", "small-lm", "tiny-vl", "smollm2-135m")
 # Bumped when a preset's build changes (architecture, tokenizer), so an older cached build is not reused.
-PRESET_VERSIONS = {"tiny-lm": 3, "small-lm": 3, "tiny-vl": 3, "smollm2-135m": 1}
+PRESET_VERSIONS = {"tiny-lm": 4, "small-lm": 4, "tiny-vl": 4, "smollm2-135m": 1}
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
