@@ -476,3 +476,11 @@ def test_experiment_trackers_through_accelerate_offline(tmp_path: Path, episodes
 def test_an_unknown_tracker_is_a_config_error(tmp_path: Path, episodes: list[Episode]) -> None:
     with pytest.raises(Exception, match="report_to"):
         write_config(tmp_path, episodes, run={"report_to": ["neptune"]})
+
+
+def test_progress_is_a_line_per_interval_when_the_console_is_not_a_terminal(tmp_path: Path, episodes: list[Episode],
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, episodes, run={"max_steps": 3, "tensorboard": False})
+    train(config, "sft", progress=True)
+    err = capsys.readouterr().err
+    assert "sft: 3/3 (" in err and "loss=" in err  # the last line, printed when the stage ends

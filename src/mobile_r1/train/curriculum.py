@@ -329,7 +329,7 @@ def score_suite(eval_config: Any) -> SuiteScore:
     """Run (or resume) one suite's evaluation and read its overall metrics."""
     from mobile_r1.eval.runner import run_eval
 
-    result = run_eval(eval_config)
+    result = run_eval(eval_config, progress=eval_progress(eval_config))
     o = result.report.overall
     needs = result.needs_inquiry
     return SuiteScore(
@@ -337,6 +337,24 @@ def score_suite(eval_config: Any) -> SuiteScore:
         safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
         mean_steps=o.mean_steps.value, mean_score=o.mean_score.value,
     )
+
+
+def eval_progress(eval_config: Any, every: float = 30.0) -> Callable[[int, int, dict[str, Any] | None], None]:
+    """Prints `eval <model>/<set>: done/total episodes` to standard error every `every` seconds and when it is done
+    (the evaluations run in processes of their own, so they report for themselves)."""
+    import sys
+
+    name = "/".join(Path(eval_config.out).parts[-2:]) if eval_config.out is not None else eval_config.suite
+    start = last = time.perf_counter()
+
+    def report(done: int, total: int, record: dict[str, Any] | None) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if record is not None and (now - last >= every or done == total):
+            last = now
+            print(f"eval {name}: {done}/{total} episodes ({(now - start) / 60:.1f} min)", file=sys.stderr, flush=True)
+
+    return report
 
 
 def _set_threads(threads: int) -> None:
