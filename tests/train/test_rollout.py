@@ -143,6 +143,10 @@ def test_generate_batch_samples_each_prompt_once_and_cuts_at_the_end_token(polic
     # greedy decoding of the same prompt alone and in a padded batch agree
     greedy = RolloutSettings(max_new_tokens=5, temperature=0.0)
     assert generate_batch(policy, prompts[:1], greedy)[0] == generate_batch(policy, prompts, greedy)[0]
+    # prompts of very different lengths go to separate calls, with the same greedy completions as one padded call
+    prompts += [PromptInput(tok(" ".join(["a long screen listing"] * 300), add_special_tokens=False).input_ids)]
+    one_call = RolloutSettings(max_new_tokens=5, temperature=0.0, group_by_length=False)
+    assert generate_batch(policy, prompts, greedy) == generate_batch(policy, prompts, one_call)
 
 
 def test_format_reward_levels() -> None:

@@ -47,6 +47,8 @@ class RolloutSettings:
     top_p: float = 1.0
     max_new_tokens: int = 128
     render: bool = False  # screenshots in observations (image mode); text mode needs none
+    group_by_length: bool = True  # a turn's prompts in generate calls of similar length (a few long screens no
+                                  # longer pad every prompt to their length: `models.batching.length_groups`)
 
 
 # ----- records ---------------------------------------------------------------------------------------------------------
@@ -178,10 +180,17 @@ def close_all(trajectories: Sequence[Trajectory]) -> None:
 
 
 def generate_batch(policy: Policy, prompts: list[PromptInput], settings: RolloutSettings) -> list[list[int]]:
-    """One completion per prompt, all prompts in one left-padded `generate` call; ids cut after the end token."""
+    """One completion per prompt, ids cut after the end token: the prompts in one left-padded `generate` call, or with
+    `group_by_length` in calls of prompts of similar length (vision prompts stay in one call)."""
     if not prompts:
         return []
-    return sample(policy, left_padded(prompts, policy), _sampling(settings))
+    if not settings.group_by_length or any(p.vision for p in prompts) or len(prompts) < 2:
+        return sample(policy, left_padded(prompts, policy), _sampling(settings))
+    out: list[list[int]] = [[] for _ in prompts]
+    for rows in length_groups([len(p.ids) for p in prompts]):
+        for r, ids in zip(rows, sample(policy, left_padded([prompts[r] for r in rows], policy), _sampling(settings))):
+            out[r] = ids
+    return out
 
 
 def _sampling(settings: RolloutSettings) -> Sampling:
@@ -191,7 +200,7 @@ def _sampling(settings: RolloutSettings) -> Sampling:
 def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
     """The greedy completion text of each labelled step's prompt (`StepExample`), in `generate` calls of at most
     `batch_size` prompts of similar length: what the held-out evaluations of stages 1 and 2 score."""
-    settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens)
+    settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens, group_by_length=False)  # grouped here
     prompts = [encode_prompt(policy, e.messages, e.images) for e in examples]
     out = [""] * len(prompts)
     for rows in length_groups([len(p.ids) for p in prompts], max_size=batch_size):
