@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
-from mobile_r1.agents.chat import ChatMessage
+from mobile_r1.agents.chat import ChatMessage, TextPart
 from mobile_r1.core.errors import MobileR1Error
 
 DEFAULT_MAX_TOKENS = 512
@@ -174,6 +174,12 @@ class Engine(Protocol):
         the server calls it in a worker thread. The returned job goes to `submit`."""
         ...
 
+    def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
+                       add_special_tokens: bool = True) -> Prepared:
+        """Like `prepare`, for a raw prompt (/v1/completions): a text, tokenised as it is (no chat template; special
+        tokens added as the tokenizer adds them, unless `add_special_tokens` is False), or token ids, used as given."""
+        ...
+
     def submit(self, job: Prepared, sink: Sink) -> None:
         """Queue a prepared job; its output goes to `sink`. Raises `BusyError` when the queue is full."""
         ...
@@ -237,6 +243,13 @@ class TextEngine:
             raise ServeError("this server's backend has no tokenizer: logprobs and return_token_ids need a model "
                              "(mobile-r1 serve --model hf:...)")
         return _TextJob(list(messages), params, model or self.model_name)
+
+    def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
+                       add_special_tokens: bool = True) -> _TextJob:
+        if not isinstance(prompt, str):
+            raise ServeError("this server's backend has no tokenizer: send the prompt as text, or serve a model "
+                             "(mobile-r1 serve --model hf:...) to send token ids")
+        return self.prepare([ChatMessage("user", (TextPart(prompt),))], params, model)
 
     def submit(self, job: Prepared, sink: Sink) -> None:
         assert isinstance(job, _TextJob)
