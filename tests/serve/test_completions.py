@@ -86,3 +86,19 @@ def test_a_backend_without_a_tokenizer_takes_text_prompts_only() -> None:
         assert done["choices"][0]["text"] == "hello there"
         r = httpx.post(server.base_url + "/completions", json={"prompt": [1, 2, 3]}, timeout=30)
         assert r.status_code == 400 and "no tokenizer" in r.json()["error"]["message"]
+
+
+def test_special_tokens_stay_in_the_text_unless_skipped(tiny_server: LoopbackServer) -> None:
+    tokenizer = load_policy("tiny-lm").tokenizer
+    body = dict(prompt="hello", n=16, seed=1, temperature=1.0, max_tokens=64, ignore_eos=True, return_token_ids=True)
+    kept = post(tiny_server, "/completions", **body)["choices"]
+    skipped = post(tiny_server, "/completions", **body, skip_special_tokens=True)["choices"]
+    special = set(tokenizer.all_special_ids) - {tokenizer.eos_token_id, tokenizer.pad_token_id}
+    with_special = [k for k, c in enumerate(kept) if special & set(c["token_ids"])]
+    assert with_special  # the draw holds special tokens (seeded: always the same draw)
+    for k in range(16):
+        assert kept[k]["token_ids"] == skipped[k]["token_ids"]
+        shown = [t for t in kept[k]["token_ids"] if t not in (tokenizer.eos_token_id, tokenizer.pad_token_id)]
+        assert kept[k]["text"] == tokenizer.decode(shown, skip_special_tokens=False)
+        assert skipped[k]["text"] == tokenizer.decode(shown, skip_special_tokens=True)
+    assert all(kept[k]["text"] != skipped[k]["text"] for k in with_special)

@@ -6,10 +6,11 @@ Request and response shapes follow OpenAI's API reference for chat completions
 `max_completion_tokens`, `logprobs` + `top_logprobs`, `seed`, `stream` with `stream_options.include_usage`, `usage`,
 `finish_reason` "stop" | "length"), plus these vLLM extensions, named as vLLM names them in its chat request
 (`vllm/entrypoints/openai/chat_completion/protocol.py`): `top_k`, `ignore_eos`, `stop_token_ids`,
-`include_stop_str_in_output`, and `return_token_ids`, with which the response carries the prompt's ids at the top
-level (`prompt_token_ids`) and each choice the ids it generated (`token_ids`, the end token included, aligned with
-`logprobs.content` when both are asked for); a stream sends `prompt_token_ids` in its first chunk and each chunk's new
-ids in its choices' `token_ids`. A field this server does not implement is refused (HTTP 422 for an unknown field,
+`include_stop_str_in_output`, `skip_special_tokens` (False by default here, True in vLLM: the dialects' tags are
+special tokens in the presets' tokenizer), and `return_token_ids`, with which the response carries the prompt's ids
+at the top level (`prompt_token_ids`) and each choice the ids it generated (`token_ids`, the end token included,
+aligned with `logprobs.content` when both are asked for); a stream sends `prompt_token_ids` in its first chunk and each
+chunk's new ids in its choices' `token_ids`. A field this server does not implement is refused (HTTP 422 for an unknown field,
 400 for a known one with a value other than its neutral one) rather than silently ignored, with one exception:
 `response_format: {"type": "json_object"}` is accepted without being enforced (the model's text comes back as it is;
 `mobile_r1.eval.judge` asks for it, as the original judge did against GPT-4o, and parses and retries itself).
@@ -104,6 +105,7 @@ class _Sampled(_Strict):
     stream: bool = False
     stream_options: StreamOptions | None = None
     return_token_ids: bool = False
+    skip_special_tokens: bool = False
     user: str | None = None
     # accepted only with their neutral values, so that clients which always send them work
     frequency_penalty: float | None = None
@@ -135,6 +137,7 @@ class _Sampled(_Strict):
             logprobs=logprobs,
             top_logprobs=top_logprobs,
             return_token_ids=self.return_token_ids,
+            skip_special_tokens=self.skip_special_tokens,
         )
 
 

@@ -46,7 +46,9 @@ class SamplingParams:
 
     `max_tokens` None means the server's default, capped by the room the context leaves. `seed` None means the
     server's seed (`HFBackend(seed=...)`); choice `i` of `n` samples from seed `seed + i`, so `n=3, seed=5` gives the
-    completions three requests with seeds 5, 6 and 7 would. Temperature 0 is greedy decoding.
+    completions three requests with seeds 5, 6 and 7 would. Temperature 0 is greedy decoding. `skip_special_tokens`
+    drops special tokens from the text (never the end-of-turn and padding tokens, which are always dropped, nor the
+    token ids); off by default, unlike vLLM, because the dialects' tags are special tokens in the presets' tokenizer.
     """
 
     temperature: float = 1.0
@@ -62,6 +64,7 @@ class SamplingParams:
     logprobs: bool = False
     top_logprobs: int = 0
     return_token_ids: bool = False
+    skip_special_tokens: bool = False
 
 
 @dataclass(frozen=True)

@@ -602,7 +602,7 @@ class HFBackend:
             if ended:
                 reason = "stop"
             if job.stream or params.stop:
-                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=False)
+                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=params.skip_special_tokens)
                 if params.stop and reason is None:
                     reason = self._cut_at_stop(row)
             if reason is None and len(row.ids) >= job.max_new:
@@ -611,7 +611,7 @@ class HFBackend:
             reason = "abort"
         if reason is not None:
             if not (job.stream or params.stop):
-                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=False)
+                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=params.skip_special_tokens)
             row.finish_reason = reason
         if job.stream and job.sink is not None and not job.over:
             self._stream(row)
