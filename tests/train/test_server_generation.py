@@ -231,6 +231,41 @@ def test_greedy_play_through_the_server_is_the_in_process_play(model_dir: Path, 
         assert records(tmp_path / b, "train")[0]["samples"] > 0
 
 
+class Killed(Exception):
+    pass
+
+
+@pytest.mark.slow
+def test_a_resumed_run_through_the_server_replays_what_the_killed_one_would_have(model_dir: Path, served: ServeProcess,
+                                                                                 tmp_path: Path) -> None:
+    """Each request's seed comes from torch's generator, which a checkpoint restores, and the resumed run publishes the
+    restored adapter before its first rollout: it samples what the uninterrupted run sampled."""
+
+    def config(name: str) -> TrainConfig:
+        c = stage3_config(model_dir, tmp_path / name, {"backend": "server", "base_url": served.base_url,
+                                                       "lora_name": name}, steps=3)
+        c.run.save_every = 1
+        return c
+
+    train(config("straight"), "task-grpo", progress=False)
+
+    def kill(step: int, metrics: dict[str, float]) -> None:
+        if step == 2:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(config("killed"), "task-grpo", progress=False, on_step=kill)
+    train(config("killed"), "task-grpo", progress=False, resume=True)
+    ours, reference = records(tmp_path / "killed", "train"), records(tmp_path / "straight", "train")
+    assert [r["step"] for r in ours] == [1, 2, 3]
+    for a, b in zip(ours, reference):
+        for key in ("loss", "reward_mean", "completion_length", "format_valid"):
+            assert a[key] == pytest.approx(b[key], abs=1e-6), (a["step"], key)
+    played = [json.loads(line) for line in (tmp_path / "killed" / "trajectories.jsonl").read_text().splitlines()]
+    straight = [json.loads(line) for line in (tmp_path / "straight" / "trajectories.jsonl").read_text().splitlines()]
+    assert [t["turns"] for t in played] == [t["turns"] for t in straight]
+
+
 @pytest.mark.slow
 def test_stage2_samples_its_groups_through_the_server(model_dir: Path, served: ServeProcess, tmp_path: Path,
                                                       episodes: list[Episode]) -> None:
