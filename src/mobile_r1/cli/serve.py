@@ -30,7 +30,8 @@ def serve(
     lora: list[str] = typer.Option([], "--lora", help="NAME=FOLDER: serve a LoRA adapter from the start (repeatable)."),
 ) -> None:
     """Serve /v1/chat/completions (batched; n, stop, max_tokens, logprobs, seed, streaming, images for VL models,
-    return_token_ids), /v1/models, /health and, with --lora-updates, LoRA adapter hot-swap."""
+    return_token_ids), /v1/completions (a text or token-id prompt), /v1/models, /health and, with --lora-updates,
+    LoRA adapter hot-swap."""
     from mobile_r1.serve import Engine, ServerSettings, make_backend
     from mobile_r1.serve import serve as run_server
 

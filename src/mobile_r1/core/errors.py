@@ -28,3 +28,8 @@ class CapabilityError(ConfigError):
 class InfraError(EnvError):
     """The phone's infrastructure failed (a device gone, a server erroring, restarting or timing out): the episode is
     not the agent's failure. Evaluation records it apart from the judged episodes and `--resume` plays it again."""
+
+
+class ServiceError(MobileR1Error, RuntimeError):
+    """A service a run depends on (a generation server) refused a request or did not answer; the message names it
+    and says what to check."""

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
-from mobile_r1.agents.chat import ChatMessage
+from mobile_r1.agents.chat import ChatMessage, TextPart
 from mobile_r1.core.errors import MobileR1Error
 
 DEFAULT_MAX_TOKENS = 512
@@ -46,7 +46,9 @@ class SamplingParams:
 
     `max_tokens` None means the server's default, capped by the room the context leaves. `seed` None means the
     server's seed (`HFBackend(seed=...)`); choice `i` of `n` samples from seed `seed + i`, so `n=3, seed=5` gives the
-    completions three requests with seeds 5, 6 and 7 would. Temperature 0 is greedy decoding.
+    completions three requests with seeds 5, 6 and 7 would. Temperature 0 is greedy decoding. `skip_special_tokens`
+    drops special tokens from the text (never the end-of-turn and padding tokens, which are always dropped, nor the
+    token ids); off by default, unlike vLLM, because the dialects' tags are special tokens in the presets' tokenizer.
     """
 
     temperature: float = 1.0
@@ -62,6 +64,7 @@ class SamplingParams:
     logprobs: bool = False
     top_logprobs: int = 0
     return_token_ids: bool = False
+    skip_special_tokens: bool = False
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,12 @@ class Engine(Protocol):
         the server calls it in a worker thread. The returned job goes to `submit`."""
         ...
 
+    def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
+                       add_special_tokens: bool = True) -> Prepared:
+        """Like `prepare`, for a raw prompt (/v1/completions): a text, tokenised as it is (no chat template; special
+        tokens added as the tokenizer adds them, unless `add_special_tokens` is False), or token ids, used as given."""
+        ...
+
     def submit(self, job: Prepared, sink: Sink) -> None:
         """Queue a prepared job; its output goes to `sink`. Raises `BusyError` when the queue is full."""
         ...
@@ -237,6 +246,13 @@ class TextEngine:
             raise ServeError("this server's backend has no tokenizer: logprobs and return_token_ids need a model "
                              "(mobile-r1 serve --model hf:...)")
         return _TextJob(list(messages), params, model or self.model_name)
+
+    def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
+                       add_special_tokens: bool = True) -> _TextJob:
+        if not isinstance(prompt, str):
+            raise ServeError("this server's backend has no tokenizer: send the prompt as text, or serve a model "
+                             "(mobile-r1 serve --model hf:...) to send token ids")
+        return self.prepare([ChatMessage("user", (TextPart(prompt),))], params, model)
 
     def submit(self, job: Prepared, sink: Sink) -> None:
         assert isinstance(job, _TextJob)

@@ -234,10 +234,45 @@ class HFBackend:
             raise
         except Exception as exc:  # a chat template that raises on these messages, say; the request's fault
             raise ServeError(f"cannot build the prompt from these messages: {type(exc).__name__}: {exc}") from None
+        return self._job(prompt, params, adapter, stream, "messages")
+
+    def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
+                       add_special_tokens: bool = True) -> _Job:
+        """A /v1/completions request: a text tokenised as it is (no chat template), or token ids used as given."""
+        adapter = self._resolve(model)
+        tokenizer = self.policy.tokenizer
+        if isinstance(prompt, str):
+            try:
+                nbytes = len(prompt.encode("utf-8"))
+            except UnicodeEncodeError:
+                raise ServeError("the prompt is not valid Unicode (a lone surrogate)") from None
+            floor = nbytes // self._longest_token_bytes()
+            if floor >= self.context:
+                raise ServeError(f"the prompt holds {nbytes} bytes, at least {floor} tokens, and this model's context "
+                                 f"is {self.context} tokens; shorten it")
+            ids = list(tokenizer(prompt, add_special_tokens=add_special_tokens).input_ids)
+        else:
+            ids = [int(t) for t in prompt]
+            vocab = len(tokenizer)
+            bad = [t for t in ids if not 0 <= t < vocab][:5]
+            if bad:
+                raise ServeError(f"prompt token ids {bad} are not token ids of this model (0 to {vocab - 1})")
+        config = self.policy.model.config
+        placeholders = {getattr(config, k, None) for k in ("image_token_id", "video_token_id")} - {None}
+        if self.policy.takes_images and placeholders & set(ids):
+            raise ServeError("the prompt holds image placeholders but a completions prompt carries no images; send "
+                             "images through /v1/chat/completions")
+        if not ids:
+            raise ServeError("the prompt is empty")
+        return self._job(_Prompt(ids), params, adapter, False, "prompt")
+
+    def _job(self, prompt: _Prompt, params: SamplingParams, adapter: str | None, stream: bool, what: str) -> _Job:
+        """The checks every request passes once its prompt is tokenised: context, max_tokens, n, stop tokens."""
+        policy = self.policy
         size = len(prompt.ids)
         if size >= self.context:
-            raise ServeError(f"This model's maximum context length is {self.context} tokens. However, your messages "
-                             f"resulted in {size} tokens. Please reduce the length of the messages.")
+            raise ServeError(f"This model's maximum context length is {self.context} tokens. However, your {what} "
+                             f"resulted in {size} tokens. Please reduce the length of the {what}.")
         room = self.context - size
         requested = params.max_tokens
         if requested is not None and requested > self.max_tokens_limit:
@@ -245,8 +280,8 @@ class HFBackend:
                              "(mobile-r1 serve --max-tokens-limit)")
         if requested is not None and requested > room:
             raise ServeError(f"This model's maximum context length is {self.context} tokens. However, you requested "
-                             f"{requested + size} tokens ({size} in the messages, {requested} in the completion). "
-                             f"Please reduce the length of the messages or set max_tokens to at most {room}.")
+                             f"{requested + size} tokens ({size} in the {what}, {requested} in the completion). "
+                             f"Please reduce the length of the {what} or set max_tokens to at most {room}.")
         if params.n > self.max_n:
             raise ServeError(f"n={params.n} is above this server's limit of {self.max_n}")
         vocab = len(policy.tokenizer)
@@ -567,7 +602,7 @@ class HFBackend:
             if ended:
                 reason = "stop"
             if job.stream or params.stop:
-                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=False)
+                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=params.skip_special_tokens)
                 if params.stop and reason is None:
                     reason = self._cut_at_stop(row)
             if reason is None and len(row.ids) >= job.max_new:
@@ -576,7 +611,7 @@ class HFBackend:
             reason = "abort"
         if reason is not None:
             if not (job.stream or params.stop):
-                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=False)
+                row.text = self.policy.tokenizer.decode(row.visible, skip_special_tokens=params.skip_special_tokens)
             row.finish_reason = reason
         if job.stream and job.sink is not None and not job.over:
             self._stream(row)

@@ -7,7 +7,8 @@
         client = openai.OpenAI(base_url=server.base_url, api_key="none")
 
 Endpoints: POST /v1/chat/completions (`api.py` lists the fields; `stream: true` answers server-sent events,
-`data: {chunk}` lines ending with `data: [DONE]`), GET /v1/models (the base model and each adapter, with `parent` and
+`data: {chunk}` lines ending with `data: [DONE]`), POST /v1/completions (one prompt, text or token ids, not streamed),
+GET /v1/models (the base model and each adapter, with `parent` and
 `root` as vLLM gives them), GET /health (`status` and the engine's counters), and, when adapter updates are on
 (`ServerSettings.lora_updates`, `mobile-r1 serve --lora-updates`, off by default as vLLM keeps them off unless
 `VLLM_ALLOW_RUNTIME_LORA_UPDATING` is set), POST /v1/load_lora_adapter `{"lora_name": N, "lora_path": P}` and POST
@@ -45,6 +46,7 @@ from mobile_r1.agents.chat import from_openai
 from mobile_r1.core.errors import ConfigError, MobileR1Error
 from mobile_r1.serve.api import (
     ChatRequest,
+    CompletionRequest,
     LoadLoraRequest,
     UnloadLoraRequest,
     chunk_body,
@@ -52,6 +54,7 @@ from mobile_r1.serve.api import (
     delta_choice,
     describe,
     error_body,
+    text_completion_body,
     usage_body,
 )
 from mobile_r1.serve.engine import (
@@ -193,6 +196,26 @@ def create_app(backend: ChatBackend | Engine, model_name: str | None = None,
                                max_total_pixels=settings.max_total_pixels)
         return request, params, engine.prepare(messages, params, request.model, stream=request.stream)
 
+    def prepare_completion(body: bytes) -> tuple[CompletionRequest, SamplingParams, Prepared]:
+        request, _ = parse(body, CompletionRequest)
+        params = request.sampling_params()
+        return request, params, engine.prepare_prompt(request.prompt, params, request.model,
+                                                      add_special_tokens=request.add_special_tokens)
+
+    async def answer(request: Request, sink: _AsyncSink) -> ChatResult | JSONResponse:
+        """Wait for a submitted job's result (stopping its generation if the client goes away)."""
+        watcher = asyncio.create_task(_watch_disconnect(request, sink))
+        try:
+            while True:
+                item = await sink.next()
+                if not isinstance(item, Delta):
+                    break
+        finally:
+            watcher.cancel()
+        if isinstance(item, _Failure):
+            return error(*_status_of(item.error))
+        return item
+
     @app.exception_handler(_Refused)
     async def _refused(_: Request, exc: _Refused) -> JSONResponse:
         return error(exc.status, exc.message)
@@ -227,17 +250,22 @@ def create_app(backend: ChatBackend | Engine, model_name: str | None = None,
                              job.prompt_token_ids, include_usage)
             return StreamingResponse(events, media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        watcher = asyncio.create_task(_watch_disconnect(request, sink))
-        try:
-            while True:
-                item = await sink.next()
-                if not isinstance(item, Delta):
-                    break
-        finally:
-            watcher.cancel()
-        if isinstance(item, _Failure):
-            return error(*_status_of(item.error))
-        return JSONResponse(completion_body(item, request_id, created, params))
+        result = await answer(request, sink)
+        if isinstance(result, JSONResponse):
+            return result
+        return JSONResponse(completion_body(result, request_id, created, params))
+
+    @app.post("/v1/completions", response_model=None)
+    async def completions(request: Request) -> Response:
+        body = await read_body(request, settings.max_request_bytes)
+        async with preparing:
+            _, params, job = await anyio.to_thread.run_sync(prepare_completion, body)
+        sink = _AsyncSink(asyncio.get_running_loop())
+        engine.submit(job, sink)
+        result = await answer(request, sink)
+        if isinstance(result, JSONResponse):
+            return result
+        return JSONResponse(text_completion_body(result, f"cmpl-{uuid.uuid4().hex}", int(time.time()), params))
 
     async def adapter_body(request: Request, schema: type[BaseModel]) -> Any:
         if not settings.lora_updates:

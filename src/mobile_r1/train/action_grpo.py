@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import torch
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.rewards import RewardResult, get_preset
+from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import StepExample, batch_positions, encode_prompt, examples_for_rank, repeat_by_action
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 from mobile_r1.train.rollout import greedy_completions
+from mobile_r1.train.server_generation import ServerGeneration
 from mobile_r1.train.stage import StageRunner
+
+# G completions for each prompt, grouped (prompt 0's G, then prompt 1's, ...): the policy's own `generate` by default.
+GroupSampler = Callable[[list[PromptInput], GRPOSettings], list[list[int]]]
 
 
 def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
@@ -33,7 +39,7 @@ class LabelledStepSource:
     """Serves `prompts_per_step` labelled steps per rollout, samples G completions each and scores them.
 
     `batches` maps an optimizer step to the examples of that step on this process; keeping it a function of the
-    step makes a resumed run read the same data.
+    step makes a resumed run read the same data. `sampler` replaces the policy's own sampling (a server's).
     """
 
     examples: list[StepExample]
@@ -41,13 +47,14 @@ class LabelledStepSource:
     dialect: str
     step_examples: Any = None  # callable(step) -> list[StepExample], set by the runner
     step: int = 0
+    sampler: GroupSampler | None = None
 
     def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
         batch = self.step_examples(self.step) if self.step_examples else self.examples
         preset = get_preset(self.reward)
         parser = get_dialect(self.dialect)
         prompts = [encode_prompt(policy, e.messages, e.images) for e in batch]
-        completions = generate(policy, prompts, settings)
+        completions = self.sampler(prompts, settings) if self.sampler else generate(policy, prompts, settings)
         g = settings.num_generations
         results: list[RewardResult] = []
         valid = 0
@@ -138,7 +145,12 @@ def grpo_settings(config: TrainConfig) -> GRPOSettings:
 
 
 class ActionGRPORunner(StageRunner):
-    """Stage 2 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
+    """Stage 2 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps.
+
+    With `generation.backend: server` the G samples of each labelled step come from the server (one request with
+    `n` = G per step), which gets the policy's adapter before the first rollout and after every step; the held-out
+    evaluations stay in process (greedy on the trainer's own weights).
+    """
 
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
                  held_out: list[StepExample]) -> None:
@@ -154,6 +166,16 @@ class ActionGRPORunner(StageRunner):
         steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
         rank, world = accelerator.process_index, accelerator.num_processes
+        self.generation: ServerGeneration | None = None
+        sampler: GroupSampler | None = None
+        if config.generation.backend == "server":
+            generation = ServerGeneration(config.generation, policy, Path(config.run.output_dir), accelerator)
+
+            def through_server(prompts: list[PromptInput], s: GRPOSettings) -> list[list[int]]:
+                return generation.sample(prompts, Sampling(s.temperature, s.top_p, s.max_completion_length),
+                                         s.num_generations)
+
+            self.generation, sampler = generation, through_server
         self.source = LabelledStepSource(
             train,
             g.reward,
@@ -161,6 +183,7 @@ class ActionGRPORunner(StageRunner):
             step_examples=lambda step: examples_for_rank(
                 train, batch_positions(step, g.prompts_per_step, len(train), config.run.seed), rank, world
             ),
+            sampler=sampler,
         )
         self.engine: GRPOEngine | None = None
 
@@ -171,11 +194,21 @@ class ActionGRPORunner(StageRunner):
     def step(self, step: int) -> dict[str, float]:
         assert self.engine is not None
         self.source.step = step
-        return self.engine.step(self.source)
+        if self.generation is not None:
+            self.generation.sync(step)  # the weights the rollout samples from (at the start, and after a resume)
+        metrics = self.engine.step(self.source)
+        if self.generation is not None:
+            self.generation.sync(step + 1)  # the updated adapter, served from now on
+            metrics.update(self.generation.take_metrics())
+        return metrics
 
     @property
     def has_eval(self) -> bool:
         return bool(self.held_out)
+
+    def close(self) -> None:
+        if self.generation is not None:
+            self.generation.close()
 
     def evaluate(self) -> dict[str, float]:
         return held_out_reward(self.policy, self.held_out, self.config.grpo.reward, self.config.data.dialect,

@@ -173,6 +173,40 @@ class TaskGRPOConfig(_Section):
     max_draw_rounds: int = Field(3, ge=1, le=100, description="rounds of episodes a step may play with dynamic_sampling")
 
 
+class GenerationConfig(_Section):
+    """Where stages 2 and 3 sample: in process (`hf`), or through an OpenAI-compatible server (`server`: vLLM, SGLang,
+    `mobile-r1 serve`) that loads the LoRA adapter the trainer publishes after every step (docs/training.md)."""
+
+    backend: Literal["hf", "server"] = Field("hf", description="hf: the policy's own generate; server: POST "
+                                             "base_url/completions with the prompts' token ids")
+    base_url: str = Field("http://127.0.0.1:8000/v1", min_length=1, max_length=2048,
+                          description="the server's OpenAI base URL (ending in /v1)")
+    lora_name: str = Field("policy", min_length=1, max_length=256, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+                           description="the name the adapter is loaded under")
+    model: str | None = Field(None, min_length=1, max_length=512, description="the `model` of generation requests "
+                              "(null: lora_name, as vLLM and mobile-r1 serve select an adapter; SGLang: BASE:NAME)")
+    load_url: str | None = Field(None, min_length=1, max_length=2048, description="the adapter-load endpoint (null: "
+                                 "base_url/load_lora_adapter, vLLM's and mobile-r1 serve's; SGLang: "
+                                 "http://HOST:PORT/load_lora_adapter)")
+    adapter_dir: str | None = Field(None, min_length=1, description="where published adapters are written, a folder "
+                                    "the server reads at the same path (null: RUN_DIR/served-adapter)")
+    token_ids: bool = Field(True, description="ask for the sampled token ids (return_token_ids, vLLM's); off for a "
+                            "server that refuses the field: its texts are re-tokenised and the drift logged")
+    max_concurrency: int = Field(32, ge=1, le=4096, description="requests in flight at once (the server batches them)")
+    timeout: float = Field(600.0, gt=0.0, le=86_400.0, description="seconds a request may take")
+    retries: int = Field(2, ge=0, le=100, description="tries again after a connection error or a 5xx answer")
+    api_key_env: str | None = Field(None, min_length=1, description="environment variable holding the server's API "
+                                    "key (sent as a bearer token; null: none)")
+
+    @model_validator(mode="after")
+    def _urls(self) -> "GenerationConfig":
+        for name in ("base_url", "load_url"):
+            value = getattr(self, name)
+            if value is not None and not value.startswith(("http://", "https://")):
+                raise ValueError(f"{name} must be an http:// or https:// URL; got {value!r}")
+        return self
+
+
 class RunConfig(_Section):
     """Where results go and how often to log, evaluate and checkpoint."""
 
@@ -260,6 +294,7 @@ class TrainConfig(_Section):
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
     task_grpo: TaskGRPOConfig = Field(default_factory=TaskGRPOConfig)
     tasks: TasksConfig = Field(default_factory=TasksConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
 
@@ -267,6 +302,9 @@ class TrainConfig(_Section):
     def _prompt_loss_on_text(self) -> "TrainConfig":
         if self.sft.prompt_loss_weight > 0 and self.data.observation_mode == "image":
             raise ValueError("sft.prompt_loss_weight is for text observations: image prompts hold placeholder tokens")
+        if self.generation.backend == "server" and self.data.observation_mode == "image":
+            raise ValueError("generation.backend: server sends prompts as token ids, which carry no images; use "
+                             "data.observation_mode: text, or generation.backend: hf for screenshots")
         return self
 
     def to_yaml(self) -> str:

@@ -481,6 +481,10 @@ def train(
     if stage in config.curriculum.stage_lr:  # a stage trained alone learns at its own rate, as in the curriculum
         config.optim.lr = config.curriculum.stage_lr[stage]
     run_dir = Path(config.run.output_dir)
+    if stage != "sft":
+        from mobile_r1.train.server_generation import check_generation
+
+        check_generation(config)  # refuse server generation without LoRA before loading a model
     if stage == "task-grpo":
         from mobile_r1.train.task_grpo import check_tasks
 

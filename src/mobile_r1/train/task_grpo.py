@@ -38,12 +38,14 @@ from mobile_r1.agents.base import ModelView
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
 from mobile_r1.env import Backend, Capability, EpisodeRef
 from mobile_r1.env.pools import make_pool
+from mobile_r1.models.generation import Sampling
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import batch_positions, model_view
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
 from mobile_r1.train.rollout import RolloutSettings, Sampler, Trajectory, close_all, rollout, self_corrections, start_groups
+from mobile_r1.train.server_generation import ServerGeneration
 from mobile_r1.train.stage import StageRunner
 
 # ----- 3. the trajectory reward ----------------------------------------------------------------------------------------
@@ -377,7 +379,12 @@ def check_tasks(config: TrainConfig) -> None:
 
 
 class TaskGRPORunner(StageRunner):
-    """Stage 3 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps."""
+    """Stage 3 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps.
+
+    With `generation.backend: server` (and no `sampler` given) the rollouts and the greedy evaluations sample through
+    the server (`server_generation.ServerGeneration`), which gets the policy's adapter before the first rollout and
+    after every step.
+    """
 
     name = "task-grpo"
 
@@ -397,6 +404,14 @@ class TaskGRPORunner(StageRunner):
             max_new_tokens=config.grpo.max_completion_length,
             render=config.data.observation_mode == "image",
         )
+        self.generation: ServerGeneration | None = None
+        self.eval_sampler = sampler
+        if config.generation.backend == "server" and sampler is None:
+            self.generation = ServerGeneration(config.generation, policy, Path(config.run.output_dir), accelerator)
+            r = self.rollout_settings
+            sampler = self.generation.sampler(Sampling(r.temperature, r.top_p, r.max_new_tokens))
+            self.eval_sampler = self.generation.sampler(Sampling(0.0, 1.0, r.max_new_tokens))
+        self.steps_done = 0
         seed = config.run.seed
         self.backend = stage_backend(config)
         self.train_episodes = self.backend.episodes(t.suite, "train", t.train_episodes, seed, t.tasks)
@@ -438,15 +453,24 @@ class TaskGRPORunner(StageRunner):
     def step(self, step: int) -> dict[str, float]:
         assert self.engine is not None
         self.source.step = step
-        return self.engine.step(self.source)
+        if self.generation is not None:
+            self.generation.sync(step)  # the weights the rollout samples from (at the start, and after a resume)
+        metrics = self.engine.step(self.source)
+        self.steps_done = step + 1
+        if self.generation is not None:
+            self.generation.sync(self.steps_done)  # the updated adapter, served from now on
+            metrics.update(self.generation.take_metrics())
+        return metrics
 
     @property
     def has_eval(self) -> bool:
         return bool(self.eval_episodes)
 
     def evaluate(self) -> dict[str, float]:
+        if self.generation is not None:
+            self.generation.sync(self.steps_done)
         return evaluate_tasks(self.policy, self.view, self.backend, self.eval_episodes, self.rollout_settings,
-                              self.source.sampler)
+                              self.eval_sampler)
 
     def record(self, run_dir: Path, step: int) -> None:
         """Append the latest rollout's trajectories to `trajectories.jsonl`."""
@@ -459,6 +483,8 @@ class TaskGRPORunner(StageRunner):
 
     def close(self) -> None:
         self.backend.close()
+        if self.generation is not None:
+            self.generation.close()
 
 
 def _truncate_jsonl(path: Path, step: int) -> None:
