@@ -253,6 +253,23 @@ def test_grpo_only_needs_no_data_and_resume_runs_only_what_is_left(tmp_path: Pat
     assert fake.scored == ["task-grpo", "untrained"]  # only the new evaluation
 
 
+def test_a_finished_sft_model_is_scored_as_stage_1_and_the_next_stage_starts_from_it(tmp_path: Path,
+                                                                                    fake: FakeStages) -> None:
+    sft = tmp_path / "given-sft"
+    config = load_config(write_config(tmp_path, curriculum__stages=["sft", "task-grpo"], curriculum__generate=None,
+                                      curriculum__eval_untrained=False, curriculum__sft_model=str(sft)))
+    with pytest.raises(ConfigError, match="sft_model.*not a model folder"):
+        curriculum.run_curriculum(config, output_dir=str(tmp_path / "a"), progress=False, log=lambda _: None)
+    sft.mkdir()
+    (sft / "config.json").write_text("{}")
+    curriculum.run_curriculum(config, output_dir=str(tmp_path / "b"), progress=False, log=lambda _: None)
+    assert fake.trained == [("task-grpo", str(sft))]
+    assert fake.scored == ["sft", "task-grpo"]
+    comparison = json.loads((tmp_path / "b" / "comparison.json").read_text())
+    assert [row["label"] for row in comparison["rows"]] == ["sft", "task-grpo"]
+    assert comparison["rows"][0]["model"] == str(sft)
+
+
 def test_stage_order_and_missing_data_are_config_errors(tmp_path: Path, fake: FakeStages) -> None:
     backwards = load_config(write_config(tmp_path, curriculum__stages=["action-grpo", "sft"]))
     with pytest.raises(ConfigError, match="order"):

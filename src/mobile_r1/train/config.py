@@ -280,6 +280,8 @@ class CurriculumConfig(_Section):
     eval_in_distribution_seed: int = Field(7, description="seed of the in-distribution episodes' train split")
     eval_steps: bool = Field(False, description="also score every model on the held-out labelled steps (data.eval) "
                              "offline: action type and exact step (matcher qwen-ac), paired against the SFT model")
+    sft_model: str | None = Field(None, description="a finished stage-1 model folder (e.g. runs/demo/sft/final) to "
+                                  "start from: stage sft is not trained, this model is scored as its row")
     stage_lr: dict[Literal["sft", "action-grpo", "task-grpo"], float] = Field(
         default_factory=dict, description="learning rate of a stage in place of optim.lr, e.g. {sft: 3.0e-3}")
 

@@ -585,7 +585,8 @@ def run_curriculum(
         config.data.train, held = generate_data(config, run_dir, state, log)
         if held:
             config.data.eval = held
-    if any(s in stages for s in ("sft", "action-grpo")) and not config.data.train:
+    trains_sft = "sft" in stages and not config.curriculum.sft_model
+    if (trains_sft or "action-grpo" in stages) and not config.data.train:
         raise ConfigError("stages sft and action-grpo need episodes: list data.train or set curriculum.generate")
 
     rows: list[ModelRow] = []
@@ -624,7 +625,14 @@ def run_curriculum(
     skipped: list[str] = [s for s in STAGE_ORDER if s not in stages]
     for stage in stages:
         done = state.data["stages"].get(stage)
-        if resume and done and done.get("from") == model and Path(done["model"]).is_dir():
+        if stage == "sft" and cur.sft_model:
+            if not (Path(cur.sft_model) / "config.json").is_file():
+                raise ConfigError(f"curriculum.sft_model: {cur.sft_model} is not a model folder (no config.json); "
+                                  "train stage 1 first (the demo's is runs/demo/sft/final after `make demo`)")
+            model = cur.sft_model
+            log(f"sft: not trained, starting from {model}")
+            state.data["stages"][stage] = {"from": "curriculum.sft_model", "model": model}
+        elif resume and done and done.get("from") == model and Path(done["model"]).is_dir():
             model = done["model"]
             log(f"{stage}: finished earlier -> {model}")
         else:
