@@ -164,7 +164,7 @@ def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episod
         policy.model.zero_grad()
         loss, count = token_loss_sum(policy.model, batch, prompt_weight)
         loss.backward()
-        results.append((float(loss), count, [p.grad.clone() for p in policy.model.parameters() if p.requires_grad]))
+        results.append((float(loss.detach()), count, [p.grad.clone() for p in policy.model.parameters() if p.requires_grad]))
     (whole, n, grads), (shared, m, shared_grads) = results
     assert n == m and shared == pytest.approx(whole, rel=1e-5)
     for g, h in zip(grads, shared_grads):

@@ -260,9 +260,10 @@ class SFTRunner(StageRunner):
         model = unwrap(self.policy.model)
         model.eval()
         loss_sum, count = 0.0, 0
-        for item in self.held_out_items:
-            s, n = token_loss_sum(model, collate_sft([item], self.policy.tokenizer.pad_token_id, self.policy.device))
-            loss_sum, count = loss_sum + float(s), count + n
+        with torch.no_grad():
+            for item in self.held_out_items:
+                s, n = token_loss_sum(model, collate_sft([item], self.policy.tokenizer.pad_token_id, self.policy.device))
+                loss_sum, count = loss_sum + float(s), count + n
         out = {"eval_loss": loss_sum / max(count, 1)}
         out.update(format_valid_rate(self.policy, self.held_out, self.config.data.dialect, self.config.sft.eval_max_new_tokens))
         model.train()
