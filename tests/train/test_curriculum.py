@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,28 @@ def test_a_finished_sft_model_is_scored_as_stage_1_and_the_next_stage_starts_fro
     comparison = json.loads((tmp_path / "b" / "comparison.json").read_text())
     assert [row["label"] for row in comparison["rows"]] == ["sft", "task-grpo"]
     assert comparison["rows"][0]["model"] == str(sft)
+
+
+def test_the_wall_time_of_a_run_resumed_after_a_crash_counts_the_crashed_invocation(tmp_path: Path, fake: FakeStages,
+                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    config = load_config(write_config(tmp_path, curriculum__stages=["sft", "task-grpo"], curriculum__generate=None,
+                                      curriculum__eval_untrained=False), {"data.train": [str(tmp_path)]})
+    trained = fake.run_stage
+
+    def slow_then_crash(config: Any, stage: str, model: str, run_dir: Path, resume: bool, progress: bool) -> str:
+        if stage == "task-grpo" and not resume:
+            raise KeyboardInterrupt
+        time.sleep(0.2)
+        return trained(config, stage, model, run_dir, resume, progress)
+
+    monkeypatch.setattr(curriculum, "run_stage", slow_then_crash)
+    out = str(tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        curriculum.run_curriculum(config, output_dir=out, progress=False, log=lambda _: None)
+    curriculum.run_curriculum(config, output_dir=out, resume=True, progress=False, log=lambda _: None)
+    timings = json.loads((tmp_path / "run" / "curriculum.json").read_text())["timings"]
+    assert list(timings)[-1] == "total"
+    assert timings["total"] >= timings["sft"] + timings["task-grpo"] >= 0.4
 
 
 def test_stage_order_and_missing_data_are_config_errors(tmp_path: Path, fake: FakeStages) -> None:

@@ -149,8 +149,13 @@ class State:
         self.data: dict[str, Any] = {"data": None, "stages": {}, "evals": {}, "timings": {}}
         if path.is_file():
             self.data.update(json.loads(path.read_text(encoding="utf-8")))
+        # the run's wall time: earlier invocations' (up to their last save, so a crashed one counts too) plus this one's
+        self.earlier, self.started = float(self.data["timings"].get("total", 0.0)), time.perf_counter()
 
     def save(self) -> None:
+        timings = self.data["timings"]
+        timings.pop("total", None)
+        timings["total"] = round(self.earlier + time.perf_counter() - self.started, 2)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=2), encoding="utf-8")
         tmp.replace(self.path)
@@ -579,7 +584,6 @@ def run_curriculum(
     run_dir.mkdir(parents=True, exist_ok=True)
     state = State(state_path)
     (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-    total_start = time.perf_counter()
 
     if config.curriculum.generate is not None:
         config.data.train, held = generate_data(config, run_dir, state, log)
@@ -647,8 +651,7 @@ def run_curriculum(
             ran.append(stage)
             model = final
         score(stage, model)
-    state.time("total", state.data["timings"].pop("total (this invocation)", 0.0)
-               + state.data["timings"].get("total", 0.0) + time.perf_counter() - total_start)
+    state.save()
     json_path, md_path, report = write_comparison(config, run_dir, rows, dict(state.data["timings"]))
     return CurriculumResult(run_dir, rows, ran, skipped, dict(state.data["timings"]), json_path, md_path, report)
 
