@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -484,3 +485,45 @@ def test_progress_is_a_line_per_interval_when_the_console_is_not_a_terminal(tmp_
     train(config, "sft", progress=True)
     err = capsys.readouterr().err
     assert "sft: 3/3 (" in err and "loss=" in err  # the last line, printed when the stage ends
+
+
+class _NanGradient(torch.autograd.Function):
+    """Passes its input on unchanged and sends a NaN gradient back: a micro-batch that overflows in backward only."""
+
+    @staticmethod
+    def forward(ctx, x):  # type: ignore[override]
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        return grad * float("nan")
+
+
+def test_a_step_whose_gradient_is_not_finite_is_skipped_and_the_run_goes_on(
+    tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mobile_r1.train.sft as sft
+
+    calls = {"n": 0}
+    real = sft.token_loss_sum
+
+    def overflowing_on_step_2(model, batch, prompt_weight=0.0):
+        loss, count = real(model, batch, prompt_weight)
+        calls["n"] += torch.is_grad_enabled()  # training passes only (the held-out loss runs without a graph)
+        return (_NanGradient.apply(loss) if calls["n"] == 2 else loss), count  # micro_batch = batch: call n is step n
+
+    monkeypatch.setattr(sft, "token_loss_sum", overflowing_on_step_2)
+    config = write_config(tmp_path, episodes, run={"max_steps": 3, "save_every": 1},
+                          sft={"batch_size": 4, "micro_batch_size": 4})
+    run = train(config, "sft", progress=False).run_dir
+    assert [r["nonfinite_grad"] for r in _records(run, "train")] == [0.0, 1.0, 0.0]
+    assert all(math.isfinite(r["loss"]) for r in _records(run, "train"))
+
+    def weights(step: int) -> dict[str, torch.Tensor]:
+        return torch.load(run / "checkpoints" / f"step-{step}" / "state.pt", weights_only=False)["model"]
+
+    after_1, after_2 = weights(1), weights(2)
+    assert all(torch.equal(after_1[k], after_2[k]) for k in after_1)  # the skipped step left the weights as they were
+    final = dict(load_policy(str(run / "final")).model.named_parameters())
+    assert all(torch.isfinite(p).all() for p in final.values())
+    assert not torch.equal(final["model.embed_tokens.weight"], after_2["model.embed_tokens.weight"])  # step 3 trained

@@ -43,6 +43,7 @@ import torch
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.train.stage import optimizer_step
 
 LossType = Literal["grpo", "dapo", "dr_grpo"]
 ScaleRewards = Literal["group", "batch", "none"]
@@ -406,10 +407,9 @@ class GRPOEngine:
                 clipped += terms.clipped_tokens
                 tokens += terms.tokens
             grad_norm = self._clip_grad()
-            self.optimizer.step()
+            stepped = optimizer_step(self.optimizer, grad_norm)
             if self.scheduler is not None:
                 self.scheduler.step()
-            self.optimizer.zero_grad(set_to_none=True)
             metrics.append(
                 {
                     "loss": total_loss,
@@ -417,6 +417,7 @@ class GRPOEngine:
                     "clip_ratio": clipped / max(tokens, 1.0),
                     "grad_norm": grad_norm,
                     "lr": float(self.optimizer.param_groups[0]["lr"]),
+                    "nonfinite_grad": float(not stepped),
                 }
             )
         return metrics

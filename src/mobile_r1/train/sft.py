@@ -17,7 +17,7 @@ from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
                                   repeat_by_action, stack_vision)
 from mobile_r1.train.rollout import greedy_completions
-from mobile_r1.train.stage import StageRunner
+from mobile_r1.train.stage import StageRunner, optimizer_step
 
 IGNORE = -100
 
@@ -239,16 +239,15 @@ class SFTRunner(StageRunner):
                     loss = loss_sum / tokens
                     acc.backward(loss)
                 total += float(loss.detach())
-        grad_norm = 0.0
-        if cfg.optim.max_grad_norm is not None:
-            grad_norm = float(acc.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], cfg.optim.max_grad_norm))
-        self.optimizer.step()
+        trainable = [p for p in model.parameters() if p.requires_grad]
+        max_norm = cfg.optim.max_grad_norm if cfg.optim.max_grad_norm is not None else math.inf
+        grad_norm = float(acc.clip_grad_norm_(trainable, max_norm))
+        stepped = optimizer_step(self.optimizer, grad_norm)
         self.scheduler.step()
-        self.optimizer.zero_grad(set_to_none=True)
         if acc.num_processes > 1:
             total = float(acc.reduce(torch.tensor(total, device=acc.device), reduction="mean"))
         return {"loss": total, "grad_norm": grad_norm, "lr": float(self.optimizer.param_groups[0]["lr"]),
-                "tokens": float(tokens * acc.num_processes)}
+                "tokens": float(tokens * acc.num_processes), "nonfinite_grad": float(not stepped)}
 
     @torch.no_grad()
     @property

@@ -6,10 +6,30 @@ subclass `StageRunner`; the loop owns everything else (run directory, metrics, c
 
 from __future__ import annotations
 
+import logging
+import math
 from pathlib import Path
 from typing import Any
 
 import torch
+
+log = logging.getLogger(__name__)
+
+
+def optimizer_step(optimizer: torch.optim.Optimizer, grad_norm: float) -> bool:
+    """Apply the gradients unless their norm is not finite; either way clear them. Returns whether it stepped.
+
+    One overflowing micro-batch (seen in bfloat16 on a GPU) would otherwise turn every trained weight into NaN, and
+    the run would go on producing nothing; the step is skipped instead, counted in the metrics as `nonfinite_grad`.
+    The learning-rate schedule still advances, so the run keeps its length and a resumed run the same schedule.
+    """
+    finite = math.isfinite(grad_norm)
+    if finite:
+        optimizer.step()
+    else:
+        log.warning("gradient norm is %s: optimizer step skipped (the weights are unchanged)", grad_norm)
+    optimizer.zero_grad(set_to_none=True)
+    return finite
 
 
 class StageRunner:
