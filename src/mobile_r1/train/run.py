@@ -38,7 +38,7 @@ from mobile_r1.train.stage import StageRunner
 log = logging.getLogger(__name__)
 Stage = Literal["sft", "action-grpo", "task-grpo"]
 STAGES: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
-console = Console(stderr=True)  # progress bars and notes go to standard error
+console = Console(stderr=True, soft_wrap=True)  # progress bars and notes go to standard error, a note to a line
 
 
 @dataclass
@@ -526,8 +526,12 @@ def train(
             task = bar.add_task(stage, total=total, completed=start, info="")
             for step in range(start, total):
                 t0 = time.perf_counter()
+                if torch.cuda.is_available():
+                    torch.cuda.reset_peak_memory_stats()
                 metrics = runner.step(step)
                 metrics["step_seconds"] = time.perf_counter() - t0
+                if torch.cuda.is_available():  # this process's peak during the step: weights, optimizer, activations
+                    metrics["gpu_peak_gib"] = torch.cuda.max_memory_allocated() / 2**30
                 metrics["processes"] = float(world)
                 done = step + 1
                 last = metrics
