@@ -140,7 +140,7 @@ def test_eval_offline_scores_steps_with_a_named_matcher(tmp_path: Path, capsys: 
                  "--out", str(out), "--json"])
     printed = capsys.readouterr().out
     assert code == 0
-    summary = json.loads(printed.splitlines()[0])
+    summary = json.loads(printed)  # standard output is one JSON document: no table after it
     assert summary["preset"] == "qwen-ac" and summary["steps"] == 4
     assert summary["type"] == pytest.approx(0.5) and summary["step_sr"] == pytest.approx(0.5)
     assert summary["grounding"] == 1.0

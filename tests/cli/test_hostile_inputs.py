@@ -71,6 +71,14 @@ def test_json_nested_100000_deep(tmp_path: Path, capsys: pytest.CaptureFixture[s
     fails(commands(path)[command], capsys, f"{path}:2: values nested deeper than")
 
 
+def test_a_type_text_longer_than_a_record_may_be_is_refused_by_reward(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """One 17 MB `type` text (the 200 MB probe made `mobile-r1 reward` grow past 22 GB): refused, named, exit 2."""
+    long_case = json.dumps(CASE)[:-1] + ', "note": "' + "word " * (17 * 2**20 // 5) + '"}'
+    path = write(tmp_path / "in.jsonl", [CASE, long_case, CASE])
+    fails(commands(path)["reward"], capsys, f"{path}:2: the line is longer than 16 MiB")
+
+
 @pytest.mark.parametrize("digits", [400, 5000])
 def test_huge_integers_in_reward_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str], digits: int) -> None:
     path = write(tmp_path / "in.jsonl", [json.dumps(CASE)[:-1] + ', "bbox": [1, 2, ' + "9" * digits + ", 4]}"])

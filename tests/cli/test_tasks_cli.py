@@ -17,6 +17,11 @@ def test_sim_tasks_lists_tasks_with_categories(capsys) -> None:  # type: ignore[
     assert main(["sim", "tasks", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {"risk", "privacy", "intention", "uncertainty", "combination", "control"} <= {r["category"] for r in rows}
+    assert main(["sim", "tasks", "--suite", "nav-sim", "--json"]) == 0
+    nav = [r["id"] for r in json.loads(capsys.readouterr().out)]
+    assert main(["sim", "tasks", "--suite", "nav-sim"]) == 0  # the table is a result: standard output, not standard error
+    printed = capsys.readouterr()
+    assert printed.err == "" and all(task in printed.out for task in nav)
 
 
 def test_sim_taxonomy_prints_22_subcategories(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -389,3 +390,15 @@ def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> 
     assert asked not in curriculum.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
     assert "against the after stage 1 (SFT) model" in curriculum.paired_markdown(tests, ["inquire-sim"], base="sft")
     assert curriculum.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""
+
+
+def test_each_evaluation_reports_its_episodes_on_standard_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The curriculum's evaluations run in processes of their own and report for themselves: a line when done."""
+    from mobile_r1.eval.runner import EvalConfig
+
+    config = EvalConfig(agent="oracle", suite="nav-sim", episodes=3, out=tmp_path / "eval" / "sft" / "nav-sim")
+    score = curriculum.score_suite(config)
+    err = capfd.readouterr().err
+    assert score.episodes == 3 and score.sr == 1.0
+    assert re.search(r"^eval sft/nav-sim: 3/3 episodes \(\d+\.\d min\)$", err, re.MULTILINE), err
+    assert "1/3" not in err  # nothing between the lines every 30 s in a run this short

@@ -28,11 +28,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.config import TrainConfig, load_config
+
+if TYPE_CHECKING:  # the evaluation runner is imported when a model is scored, not when the curriculum is
+    from mobile_r1.eval.runner import EvalConfig
 
 STAGE_ORDER: tuple[str, ...] = ("sft", "action-grpo", "task-grpo")
 UNTRAINED = "untrained"
@@ -317,7 +320,7 @@ def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path) -> S
     return StepScore(r.steps, r.type_accuracy, r.step_sr)
 
 
-def score_suites(configs: dict[str, Any], side_by_side: bool) -> dict[str, SuiteScore]:
+def score_suites(configs: dict[str, EvalConfig], side_by_side: bool) -> dict[str, SuiteScore]:
     """Run (or resume) each suite's evaluation: with `side_by_side` and two cores or more, one spawned process per
     suite with its share of the cores; otherwise in turn in this process."""
     cores = os.cpu_count() or 1
@@ -330,7 +333,7 @@ def score_suites(configs: dict[str, Any], side_by_side: bool) -> dict[str, Suite
         return {suite: future.result() for suite, future in futures.items()}
 
 
-def score_suite(eval_config: Any) -> SuiteScore:
+def score_suite(eval_config: EvalConfig) -> SuiteScore:
     """Run (or resume) one suite's evaluation and read its overall metrics."""
     from mobile_r1.eval.runner import run_eval
 
@@ -344,7 +347,7 @@ def score_suite(eval_config: Any) -> SuiteScore:
     )
 
 
-def eval_progress(eval_config: Any, every: float = 30.0) -> Callable[[int, int, dict[str, Any] | None], None]:
+def eval_progress(eval_config: EvalConfig, every: float = 30.0) -> Callable[[int, int, dict[str, Any] | None], None]:
     """Prints `eval <model>/<set>: done/total episodes` to standard error every `every` seconds and when it is done
     (the evaluations run in processes of their own, so they report for themselves)."""
     import sys

@@ -74,6 +74,19 @@ def test_points_off_any_screen_make_the_output_invalid(name: str, point: tuple[f
     assert not result.valid and "off any screen" in (result.error or "")
 
 
+@pytest.mark.parametrize("name", ["mobile-r1", "uitars", "qwen2.5vl", "inquire", "compact"])
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e400"])
+def test_coordinates_that_are_not_finite_make_the_output_invalid(name: str, number: str) -> None:
+    dialect = get_dialect(name)
+    text = dialect.render(Action.click(1, 1), thought="t", description="d").replace("[1, 1]", f"[{number}, 5]")
+    if name == "uitars":
+        text = f"Thought: t\nAction: click(start_box='({number},5)')"
+    result = dialect.parse(text)
+    assert not result.valid
+    if name != "uitars" or number == "1e400":  # uitars reads digits only: its other spellings are not a point at all
+        assert "must be finite numbers" in (result.error or "")
+
+
 def test_model_view_refuses_points_outside_the_model_frame() -> None:
     observation = Observation(screen_size=(1080, 2400))
     view = ModelView.create("qwen2.5vl", observation_mode="text", frame="normalized")
