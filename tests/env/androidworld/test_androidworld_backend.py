@@ -252,3 +252,32 @@ def test_the_client_turns_transport_failures_into_infrastructure_errors() -> Non
     backend = AndroidWorldBackend("http://127.0.0.1:9", reconnect=0)  # nothing listens on the discard port
     with pytest.raises(InfraError, match="Start one"):
         backend.episodes("androidworld", "test")
+
+
+def test_a_composite_tasks_fraction_is_kept_as_the_score_and_only_a_whole_one_succeeds(ours: Any) -> None:
+    """AndroidWorld's composite tasks score fractions (`task/score` 0.5 = half the subgoals): the fraction is the
+    verdict's score and progress, success needs 1.0, and a task the agent never declared done scores nothing."""
+    reported = {"score": 0.5}
+    upstream = httpx.Client(base_url=ours.url, timeout=30)
+
+    def proxy(request: httpx.Request) -> httpx.Response:  # our server, with the composite task's score in its place
+        if request.url.path == "/task/score":
+            return httpx.Response(200, json={"score": reported["score"]})
+        answer = upstream.request(request.method, request.url.path, params=request.url.params, content=request.content,
+                                  headers={"content-type": request.headers.get("content-type", "application/json")})
+        return httpx.Response(answer.status_code, content=answer.content, headers={"content-type": "application/json"})
+
+    backend = AndroidWorldBackend(ours.url, scale=0.3, transport=httpx.MockTransport(proxy))
+    ref = backend.episodes("nav-sim", "test", n=1)[0]
+    for score, declared_done, success, grade in ((0.5, True, False, 2.0), (1.0, True, True, 4.0), (0.5, False, False, 0.0)):
+        reported["score"] = score
+        env = backend.open(ref)
+        env.reset()
+        if declared_done:
+            env.step(Action.terminate("success"))
+        judgement = env.judge()
+        env.close()
+        assert judgement.verdict.success is success and judgement.verdict.score == grade
+        assert judgement.progress == score and judgement.judge == "benchmark"
+        assert ("did not end the episode" in judgement.verdict.reason) is (not declared_done)
+    upstream.close()
