@@ -81,6 +81,15 @@ def test_a_black_capture_is_reported_as_a_secure_screen(sim_device: SimulatedDev
     assert screen.elements, "the UI elements are still there"
 
 
+def test_an_empty_capture_is_reported_as_a_secure_screen(sim_device: SimulatedDevice) -> None:
+    backend = _backend(sim_device, render=True, scale=0.3)
+    sim_device.simctl("fault", "empty-screen", "2")  # screencap writes nothing, before and after the action
+    info, screen = backend.do(Action.wait(0.0))
+    assert "secure screen" in str(info.extra["screen"]) and "empty" in str(info.extra["screen"])
+    assert screen.screenshot.convert("L").getextrema()[1] > 0, "the agent sees a notice, not an empty image"
+    assert screen.elements, "the UI elements are still there"
+
+
 def test_the_factory_puts_the_gate_in_front_by_default(sim_device: SimulatedDevice) -> None:
     assert isinstance(make_backend(f"adb:{sim_device.serial}", person="none"), GatedBackend)
     assert isinstance(make_backend(f"adb:{sim_device.serial}", person="none", confirm="none"), AdbBackend)

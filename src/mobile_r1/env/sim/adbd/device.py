@@ -31,7 +31,8 @@ The side channel, which no real phone has (`simctl ping` tells them apart):
     simctl reset [SEED]               a plain phone (no episode)
     simctl fault KIND [N] [--after-starts S] [--after-inputs K]
                                       misbehave, from the K-th action of the S-th episode started from now on:
-                                      empty-dump, truncated-png, black-screen (the next N captures), hang (N seconds,
+                                      empty-dump, truncated-png, black-screen, empty-screen (the next N captures: an
+                                      empty `screencap` output, as some secure screens give), hang (N seconds,
                                       once), gone (offline for N seconds; 0: for good); `simctl fault clear`
 """
 
@@ -67,7 +68,7 @@ KEYCODES = {"HOME": 3, "BACK": 4, "ENTER": 66, "DEL": 67, "MENU": 82, "APP_SWITC
             "CAMERA": 27, "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "DPAD_CENTER": 23,
             "WAKEUP": 224, "SLEEP": 223}
 CODE_NAMES = {code: name for name, code in KEYCODES.items()}
-FAULTS = ("empty-dump", "truncated-png", "black-screen", "hang", "gone")
+FAULTS = ("empty-dump", "truncated-png", "black-screen", "empty-screen", "hang", "gone")
 
 
 @dataclass(slots=True)
@@ -243,6 +244,10 @@ class SimDevice:
     def png(self) -> bytes:
         from PIL import Image
 
+        fault = self._fault("empty-screen")
+        if fault is not None:
+            self._use(fault)
+            return b""
         fault = self._fault("black-screen")
         if fault is not None:
             self._use(fault)
