@@ -79,12 +79,14 @@ def one_round(url: str, clients: int, max_tokens: int) -> tuple[float, int]:
         return time.perf_counter() - start_time, tokens
 
 
-def throughput(model: str, clients: int, max_tokens: int, rounds: int) -> dict[str, tuple[float, float, dict]]:
+def throughput(model: str, clients: int, max_tokens: int, rounds: int, window_ms: float = 20.0) -> dict[str, tuple[float, float, dict]]:
     """Requests/s, tokens/s and /health counters of a batching server and a one-at-a-time one.
 
     Both servers run side by side and their rounds alternate, so that a machine shared with other work slows both
     alike; each figure is the median over the rounds."""
-    servers = {"batched": start(model, "--max-batch", str(clients)), "one at a time": start(model, "--max-batch", "1")}
+    window = ("--batch-window-ms", str(window_ms))
+    servers = {"batched": start(model, "--max-batch", str(clients), *window),
+               "one at a time": start(model, "--max-batch", "1", *window)}
     try:
         for _, url in servers.values():
             one_round(url, clients, max_tokens)  # warm-up
@@ -147,17 +149,21 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--adapter-repeats", type=int, default=5)
+    parser.add_argument("--window-ms", type=float, default=20.0, help="the servers' --batch-window-ms")
+    parser.add_argument("--no-adapters", action="store_true", help="skip the adapter load times")
     args = parser.parse_args()
 
     print(f"{args.clients} concurrent chat requests to {args.model}, {args.max_tokens} tokens each, "
           f"{os.cpu_count()} CPU cores")
-    figures = throughput(args.model, args.clients, args.max_tokens, args.rounds)
+    figures = throughput(args.model, args.clients, args.max_tokens, args.rounds, args.window_ms)
     for name, flag in (("batched", f"--max-batch {args.clients}"), ("one at a time", "--max-batch 1")):
         rps, tps, health = figures[name]
         print(f"  {name + ' (' + flag + ')':32s} {rps:6.2f} requests/s {tps:8.1f} tokens/s "
               f"({health['batches']} generate calls for {health['requests_done']} requests)")
     ratio = figures["batched"][0] / figures["one at a time"][0]
     print(f"  batching is {ratio:.1f}x the throughput of one at a time")
+    if args.no_adapters:
+        return
     print("POST /v1/load_lora_adapter, seconds as the client sees them:")
     for preset in ("tiny-lm", "small-lm"):
         for label, seconds in adapter_load_times(preset, args.adapter_repeats):
