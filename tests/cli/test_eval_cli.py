@@ -149,3 +149,31 @@ def test_eval_offline_scores_steps_with_a_named_matcher(tmp_path: Path, capsys: 
     rows = _lines(out)
     assert [r.get("exact") for r in rows[:4]] == [True, True, False, False]
     assert "summary" in rows[-1]
+
+
+def test_each_episode_counts_its_self_corrections_and_the_run_reports_how_many_recovered(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def run(name: str, *options: str) -> tuple[dict, list[dict]]:
+        out = tmp_path / name
+        assert main(["eval", "--agent", "oracle", *options, "--suite", "nav-sim", "--split", "test", "--episodes", "8",
+                     "--out", str(out), "--json"]) == 0
+        return json.loads(capsys.readouterr().out), _lines(out / "episodes.jsonl")
+
+    # the expert's own plan never goes back to a screen it left
+    summary, records = run("straight")
+    assert [r["verdict"]["self_corrections"] for r in records] == [0] * 8
+    assert summary["overall"]["self_correction"]["k"] == 0 and summary["overall"]["self_correction"]["n"] == 8
+    # with a wrong step first in every episode, those that had to come back to a screen they left are counted
+    summary, records = run("recovering", "--option", "self_correct=1.0")
+    counts = [r["verdict"]["self_corrections"] for r in records]
+    recovered = sum(c > 0 for c in counts)
+    assert 0 < recovered and summary["overall"]["self_correction"]["k"] == recovered
+    for record, count in zip(records, counts):  # each count is the trajectory's returns to a state it had left
+        assert record["verdict"]["success"] and count < len(record["steps"])  # a first step cannot return
+    # the table shows the rate, and a share outside 0..1 is refused before anything is written
+    assert main(["eval", "--agent", "oracle", "--option", "self_correct=1.0", "--suite", "nav-sim", "--split", "test",
+                 "--episodes", "8"]) == 0
+    assert "self-corr." in capsys.readouterr().out
+    assert main(["eval", "--agent", "oracle", "--option", "self_correct=2", "--suite", "nav-sim",
+                 "--out", str(tmp_path / "bad")]) == 2
+    assert "self_correct" in capsys.readouterr().err and not (tmp_path / "bad").exists()

@@ -69,6 +69,12 @@ def test_verdict_validates_and_round_trips() -> None:
         verdict(6, score=5)
     with pytest.raises(DataError, match="episode_id"):
         EpisodeVerdict.from_dict({"success": True, "inquiry": "asked"})
+    # self-corrections: unknown (None) unless counted, a count when counted, never negative
+    assert verdict(7).self_corrections is None
+    counted = verdict(8, self_corrections=2)
+    assert EpisodeVerdict.from_dict(counted.to_dict()) == counted
+    with pytest.raises(DataError, match="self_corrections"):
+        EpisodeVerdict.from_dict({"episode_id": "9", "success": True, "inquiry": "asked", "self_corrections": -1})
 
 
 def test_summarize_overall_and_per_group() -> None:
@@ -90,3 +96,7 @@ def test_summarize_overall_and_per_group() -> None:
     assert list(report.by_subcategory) == ["privacy/login", "risk/transfer"]
     assert report.by_subcategory["risk/transfer"].n == 2
     assert report.to_dict()["overall"]["sr"]["k"] == 2
+    # the self-correction rate counts only the episodes whose phone named its states
+    assert o.self_correction.n == 0
+    named = summarize([verdict(0, self_corrections=0), verdict(1, self_corrections=3), verdict(2)]).overall
+    assert (named.self_correction.k, named.self_correction.n) == (1, 2)

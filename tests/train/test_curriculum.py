@@ -95,6 +95,11 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
         for score in row["scores"].values():
             assert score["episodes"] == 2
             assert 0.0 <= score["sr"] <= 1.0 and 0.0 <= score["isr"] <= 1.0
+    for row in data["rows"]:  # the share of episodes that came back to a screen they had left, from their verdicts
+        for suite in ("inquire-sim", "nav-sim"):
+            verdicts = [json.loads(ln)["verdict"] for ln in
+                        (out / "eval" / row["label"] / suite / "episodes.jsonl").read_text().splitlines()]
+            assert row["scores"][suite]["self_correction"] == sum(v["self_corrections"] > 0 for v in verdicts) / 2
     table, paired = (out / "comparison.md").read_text().split("\n\n")[1:3]
     rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "SR" not in ln]
     assert [r.split("|")[1].strip() for r in rows] == [curriculum.STAGE_TITLES[k] for k in

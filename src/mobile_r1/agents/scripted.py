@@ -10,6 +10,9 @@ episode is played on.
   as if the user had agreed (a declined payment is paid; a clarification is taken as already known).
 - `always-ask`: the oracle's plan with a `call_user` question before every other action (ignoring the replies).
 
+Each takes `dialect` and `self_correct` (0..1, default 0): the share of episodes whose expert takes one wrong step
+first and then recovers, so that metrics of recovery (self-corrections) can be checked against a known agent.
+
 The plan is made in `start_episode(episode, env)` (`start_episodes` for many, their expert demonstrations asked of
 the phones at once), which the evaluation runner calls before an episode's first request; a backend without an
 expert gets a clear error there.
@@ -18,7 +21,7 @@ expert gets a clear error there.
 from __future__ import annotations
 
 import json
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest
 from mobile_r1.agents.registry import register_agent
@@ -73,9 +76,13 @@ class ScriptedAgent(Agent):
     """Replays a per-episode plan: the expert's demonstration (`ask=False`: planned without questions), reshaped by
     `shape`; see the module docstring."""
 
-    def __init__(self, name: str, *, ask: bool = True, shape: Shape = _same, dialect: str = "qwen2.5vl") -> None:
+    def __init__(self, name: str, *, ask: bool = True, shape: Shape = _same, dialect: str = "qwen2.5vl",
+                 self_correct: float = 0.0) -> None:
+        if not 0.0 <= self_correct <= 1.0:
+            raise ConfigError(f"the {name} agent's self_correct is a share of episodes from 0 to 1; got {self_correct}")
         self.name = name
         self.ask = ask
+        self.self_correct = self_correct
         self.shape = shape
         self.dialect = get_dialect(dialect)
         self.plans: dict[str, list[PlannedStep]] = {}
@@ -88,7 +95,10 @@ class ScriptedAgent(Agent):
         """Plan many episodes, their experts' demonstrations asked of the phones at once."""
         for _, env in started:
             env.require(Capability.EXPERT, f"the {self.name} agent")
-        demos = expert_demos([env for _, env in started], ask=self.ask)
+        options: dict[str, object] = {"ask": self.ask}
+        if self.self_correct:  # only then: a backend's expert that cannot go wrong on purpose is still usable
+            options["self_correct"] = self.self_correct
+        demos = expert_demos([env for _, env in started], **options)
         for (episode, _), demo in zip(started, demos):
             if isinstance(demo, InfraError):
                 raise demo
@@ -125,26 +135,29 @@ class ScriptedAgent(Agent):
         return outputs
 
 
-def _options(argument: str | None, options: dict[str, object], kind: str) -> str:
+def _options(argument: str | None, options: dict[str, object], kind: str) -> dict[str, Any]:
     if argument:
         raise ConfigError(f"the {kind} agent takes no argument")
     dialect = options.pop("dialect", None) or "qwen2.5vl"
     options.pop("observation_mode", None)  # a script reads the task, not the screen
+    self_correct = options.pop("self_correct", 0.0)
     if options:
-        raise ConfigError(f"the {kind} agent takes only 'dialect'; got {', '.join(sorted(options))}")
-    return str(dialect)
+        raise ConfigError(f"the {kind} agent takes only 'dialect' and 'self_correct'; got {', '.join(sorted(options))}")
+    if isinstance(self_correct, bool) or not isinstance(self_correct, (int, float)):
+        raise ConfigError(f"the {kind} agent's self_correct is a number from 0 to 1; got {self_correct!r}")
+    return {"dialect": str(dialect), "self_correct": float(self_correct)}
 
 
 def _oracle(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("oracle", dialect=_options(argument, options, "oracle"))
+    return ScriptedAgent("oracle", **_options(argument, options, "oracle"))
 
 
 def _never_ask(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("never-ask", ask=False, dialect=_options(argument, options, "never-ask"))
+    return ScriptedAgent("never-ask", ask=False, **_options(argument, options, "never-ask"))
 
 
 def _always_ask(argument: str | None, **options: object) -> Agent:
-    return ScriptedAgent("always-ask", shape=always_ask, dialect=_options(argument, options, "always-ask"))
+    return ScriptedAgent("always-ask", shape=always_ask, **_options(argument, options, "always-ask"))
 
 
 def register() -> None:

@@ -20,7 +20,7 @@ app = typer.Typer(
 # notes, progress and errors: standard error, each note on one line (a path folded in a log cannot be grepped or pasted)
 console = Console(stderr=True, soft_wrap=True)
 # Results (tables, reports) go to standard output, wide enough not to fold a table when it is not a terminal.
-output = Console(width=None if sys.stdout.isatty() else 160)
+output = Console(width=None if sys.stdout.isatty() else 180)
 
 
 def _version(value: bool) -> None:

@@ -42,8 +42,9 @@ def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
 def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
     """A rich table of a MetricsReport: overall, per category and per sub-category."""
     table = Table(title=title)
-    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "steps", "score 0-4"):
-        table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True)
+    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "self-corr.", "steps", "score 0-4"):
+        table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True,
+                         min_width=3 if column == "n" else None)
 
     def rate(r: Any) -> str:
         return str(r) if r.n else "-"
@@ -53,7 +54,7 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
 
     def row(name: str, s: Any, style: str | None = None) -> None:
         table.add_row(name, str(s.n), rate(s.sr), rate(s.isr), rate(s.over_inquiry), rate(s.safety_violation),
-                      mean(s.mean_steps), mean(s.mean_score), style=style)
+                      rate(s.self_correction), mean(s.mean_steps), mean(s.mean_score), style=style)
 
     row("all", report.overall, "bold")
     if needs_inquiry is not None:

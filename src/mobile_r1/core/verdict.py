@@ -24,6 +24,8 @@ class EpisodeVerdict:
     "asked" (needed, and asked), "missed" (needed, never asked), "not_needed" (not needed, not asked),
     "over_asked" (not needed, asked anyway). `over_asks` counts questions beyond the needed ones
     (every question when none was needed); `score` is a 0-4 trajectory score when a judge gave one.
+    `self_corrections` counts the steps that brought the phone back to a state it had left (a wrong screen, then
+    Back): counted from the trajectory by whoever played it, None where the phone does not name its states.
     """
 
     episode_id: str
@@ -37,14 +39,15 @@ class EpisodeVerdict:
     category: str | None = None
     subcategory: str | None = None
     language: str | None = None
+    self_corrections: int | None = None
 
     def __post_init__(self) -> None:
         if self.inquiry not in INQUIRY_OUTCOMES:
             raise DataError(f"verdict {self.episode_id}: 'inquiry' must be one of {', '.join(INQUIRY_OUTCOMES)}; got {self.inquiry!r}")
         if self.score is not None and not 0 <= self.score <= 4:
             raise DataError(f"verdict {self.episode_id}: 'score' must be within 0..4, got {self.score!r}")
-        if self.over_asks < 0 or self.steps < 0:
-            raise DataError(f"verdict {self.episode_id}: 'over_asks' and 'steps' must be >= 0")
+        if self.over_asks < 0 or self.steps < 0 or (self.self_corrections or 0) < 0:
+            raise DataError(f"verdict {self.episode_id}: 'over_asks', 'steps' and 'self_corrections' must be >= 0")
         if self.inquiry == "over_asked" and self.over_asks == 0:
             self.over_asks = 1
 
@@ -85,6 +88,7 @@ class EpisodeVerdict:
             category=_text(data, "category", name),
             subcategory=_text(data, "subcategory", name),
             language=_text(data, "language", name),
+            self_corrections=None if data.get("self_corrections") is None else _count(data, "self_corrections", name),
         )
 
 

@@ -130,4 +130,19 @@ def advance_many(plays: Sequence[EpisodePlay], outputs: Sequence[AgentOutput]) -
     return [r if isinstance(r, InfraError) else play.record(output, r) for play, output, r in zip(plays, outputs, results)]
 
 
-__all__ = ["EpisodePlay", "Turn", "NO_ACTION", "Unreadable", "advance_many"]
+def self_corrections(turns: Sequence[Turn]) -> int | None:
+    """The turns that brought the phone back to a state it had left (a wrong screen, then Back): the recoveries
+    Mobile-R1's stage 3 is meant to teach. None where the phone does not name its states (no `state_key`)."""
+    if any(t.state_key is None or t.next_state_key is None for t in turns):
+        return None
+    seen: set[str] = set()
+    count = 0
+    for t in turns:
+        assert t.state_key is not None and t.next_state_key is not None
+        seen.add(t.state_key)
+        if t.next_state_key != t.state_key and t.next_state_key in seen:
+            count += 1
+    return count
+
+
+__all__ = ["EpisodePlay", "Turn", "NO_ACTION", "Unreadable", "advance_many", "self_corrections"]

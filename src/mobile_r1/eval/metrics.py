@@ -8,6 +8,8 @@ Definitions (one `EpisodeVerdict` per episode):
   ISR when every task needs an inquiry, as on InquireBench.
 - over-inquiry rate: share of episodes with at least one unnecessary question (`over_asks > 0`).
 - safety-violation rate: share of episodes where the agent did something risky without asking.
+- self-correction rate: share of episodes with at least one step that brought the phone back to a state it had
+  left (counted over the episodes whose phone names its states; n = 0 where none does).
 - mean steps, mean 0-4 score (episodes without a score are left out of the score mean).
 
 Rates get Wilson score intervals; means get Student-t intervals.
@@ -120,10 +122,12 @@ class MetricSummary:
     safety_violation: Rate
     mean_steps: Mean
     mean_score: Mean
+    self_correction: Rate
 
     @classmethod
     def of(cls, verdicts: list[EpisodeVerdict]) -> MetricSummary:
         n = len(verdicts)
+        counted = [v for v in verdicts if v.self_corrections is not None]
         return cls(
             n=n,
             sr=wilson(sum(v.success for v in verdicts), n),
@@ -132,6 +136,7 @@ class MetricSummary:
             safety_violation=wilson(sum(v.safety_violation for v in verdicts), n),
             mean_steps=mean_ci(v.steps for v in verdicts),
             mean_score=mean_ci(v.score for v in verdicts if v.score is not None),
+            self_correction=wilson(sum((v.self_corrections or 0) > 0 for v in counted), len(counted)),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -179,7 +179,8 @@ def metric_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
     for label, css, summaries in _groups(runs):
         cells = [None if s is None else {
             "n": s.n, "sr": _rate_cell(s.sr), "isr": _rate_cell(s.isr), "over_inquiry": _rate_cell(s.over_inquiry),
-            "safety_violation": _rate_cell(s.safety_violation), "steps": _mean_cell(s.mean_steps),
+            "safety_violation": _rate_cell(s.safety_violation), "self_correction": _rate_cell(s.self_correction),
+            "steps": _mean_cell(s.mean_steps),
             "score": _mean_cell(s.mean_score, 4.0)} for s in summaries]
         rows.append({"label": label, "css": css, "cells": cells})
     return rows

@@ -35,7 +35,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -47,7 +47,7 @@ from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, TaskEnv, reset_many
 from mobile_r1.env.pools import make_pool
-from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many
+from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many, self_corrections
 from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
@@ -270,13 +270,14 @@ class EpisodeRun:
             judgement = env.judge()
         finally:
             env.close()
+        verdict = replace(judgement.verdict, self_corrections=self_corrections(self.play.turns))
         return {
             **episode_fields(self.play.episode),
             "budget": env.budget,
             "truncated": env.truncated,
             "steps": self.trajectory,
             "final_screenshot": final_screen,
-            "verdict": judgement.verdict.to_dict(),
+            "verdict": verdict.to_dict(),
             "judgement": judgement.details(),
             "seconds": round(time.perf_counter() - self.started, 4),
         }
@@ -294,13 +295,13 @@ def episode_fields(episode: EpisodeRef) -> dict[str, Any]:
     """What a run's episode record says about the episode itself."""
     return {
         "id": episode.id,
-            "task": episode.task,
-            "instruction": episode.instruction,
-            "category": episode.category,
-            "subcategory": episode.subcategory,
-            "split": episode.split,
-            "seed": episode.seed,
-            "apps": list(episode.apps),
+        "task": episode.task,
+        "instruction": episode.instruction,
+        "category": episode.category,
+        "subcategory": episode.subcategory,
+        "split": episode.split,
+        "seed": episode.seed,
+        "apps": list(episode.apps),
     }
 
 
@@ -349,34 +350,6 @@ def start_runs(episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path
         else:
             runs.append(EpisodeRun(env, config, run_dir, started))
     return runs
-
-
-def episode_fields(episode: EpisodeRef) -> dict[str, Any]:
-    """What a run's episode record says about the episode itself."""
-    return {
-        "id": episode.id,
-            "task": episode.task,
-            "instruction": episode.instruction,
-            "category": episode.category,
-            "subcategory": episode.subcategory,
-            "split": episode.split,
-            "seed": episode.seed,
-            "apps": list(episode.apps),
-    }
-
-
-def infra_record(episode: EpisodeRef, error: InfraError, steps: list[dict[str, Any]] | None = None,
-                 seconds: float = 0.0) -> dict[str, Any]:
-    return {**episode_fields(episode), "steps": steps or [], "verdict": None, "infra_error": str(error),
-            "seconds": round(seconds, 4)}
-
-
-def _jsonable(value: Any) -> bool:
-    try:
-        json.dumps(value)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def _jsonable(value: Any) -> bool:

@@ -56,6 +56,7 @@ class SuiteScore:
     asked_when_needed: float | None
     mean_steps: float
     mean_score: float | None = None  # the judge's 0-4 score: partial progress SR does not show
+    self_correction: float | None = None  # share of episodes with a return to a state left (None: states unnamed)
 
 
 @dataclass
@@ -344,6 +345,7 @@ def score_suite(eval_config: EvalConfig) -> SuiteScore:
         episodes=o.n, sr=o.sr.value, isr=o.isr.value, over_inquiry=o.over_inquiry.value,
         safety_violation=o.safety_violation.value, asked_when_needed=needs.isr.value if needs else None,
         mean_steps=o.mean_steps.value, mean_score=o.mean_score.value,
+        self_correction=o.self_correction.value if o.self_correction.n else None,
     )
 
 

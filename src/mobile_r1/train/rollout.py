@@ -29,6 +29,7 @@ from mobile_r1.core.verdict import Judgement
 from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, reset_many
 from mobile_r1.eval.episode import EpisodePlay, advance_many
 from mobile_r1.eval.episode import Turn as PlayedTurn
+from mobile_r1.eval.episode import self_corrections as played_self_corrections
 from mobile_r1.models.batching import length_groups
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, decode_completion
@@ -133,14 +134,9 @@ class Trajectory:
 
 
 def self_corrections(turns: Sequence[Turn]) -> int:
-    """Steps that undo an earlier move: the phone comes back to a state it had left (e.g. a wrong screen, then Back)."""
-    seen: set[str] = set()
-    count = 0
-    for t in turns:
-        seen.add(t.state_key)
-        if t.next_state_key != t.state_key and t.next_state_key in seen:
-            count += 1
-    return count
+    """Steps that undo an earlier move: the phone comes back to a state it had left (e.g. a wrong screen, then Back);
+    0 where the phone does not name its states. The count evaluation records (`mobile_r1.eval.episode`)."""
+    return played_self_corrections([t.played for t in turns]) or 0
 
 
 # ----- groups from one start -------------------------------------------------------------------------------------------
