@@ -14,7 +14,7 @@ from mobile_r1.models import load_policy
 from mobile_r1.train.action_grpo import LabelledStepSource
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.models.policy import decode_completion
-from mobile_r1.train.data import PromptSettings, step_examples
+from mobile_r1.train.data import PromptSettings, encode_prompt, step_examples
 from mobile_r1.train.grpo import GRPOSettings
 from mobile_r1.train.run import train
 
@@ -35,6 +35,35 @@ def test_rollout_scores_every_sample_with_the_preset(episodes: list[Episode]) ->
                 "completion_length", "zero_std_groups"):
         assert key in rollout.metrics
     assert rollout.metrics["reward_mean"] == pytest.approx(sum(s.reward for s in rollout.samples) / 6)
+
+
+def test_the_prompts_of_a_step_can_be_sampled_in_one_generate_call(episodes: list[Episode],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import mobile_r1.train.grpo as grpo
+
+    policy = load_policy("tiny-lm")
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))[:3]
+    prompts = [encode_prompt(policy, e.messages, e.images) for e in examples]
+    assert len({len(p.ids) for p in prompts}) > 1  # prompts of different lengths share a left-padded batch
+    calls: list[int] = []
+    real = grpo.sample
+
+    def counted(policy_, batch, sampling, seed=None):  # type: ignore[no-untyped-def]
+        calls.append(batch["input_ids"].shape[0])
+        return real(policy_, batch, sampling, seed)
+
+    monkeypatch.setattr(grpo, "sample", counted)
+    greedy = GRPOSettings(num_generations=2, temperature=0.0, max_completion_length=8)
+    apart = grpo.generate(policy, prompts, greedy)
+    assert calls == [2, 2, 2]
+    together = grpo.generate(policy, prompts, GRPOSettings(num_generations=2, temperature=0.0, max_completion_length=8,
+                                                           prompts_per_generate=3))
+    assert calls[3:] == [6]
+    assert together == apart  # the same completions, in the same groups: prompt 0's two, then prompt 1's, ...
+    assert grpo.generate(policy, prompts, GRPOSettings(num_generations=2, temperature=0.0, max_completion_length=8,
+                                                       prompts_per_generate=2)) == apart and calls[4:] == [4, 2]
+    with pytest.raises(Exception, match="prompts_per_generate"):
+        GRPOSettings(prompts_per_generate=0)
 
 
 def test_a_perfect_completion_gets_the_full_reward(episodes: list[Episode]) -> None:

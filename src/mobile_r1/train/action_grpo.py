@@ -141,6 +141,7 @@ def grpo_settings(config: TrainConfig) -> GRPOSettings:
         num_iterations=g.num_iterations,
         micro_batch_size=g.micro_batch_size,
         max_grad_norm=config.optim.max_grad_norm,
+        prompts_per_generate=g.prompts_per_generate,
     )
 
 

@@ -66,14 +66,15 @@ class GRPOSettings:
     num_iterations: int = 1  # optimizer steps per rollout (> 1 re-uses it with old log-probs)
     micro_batch_size: int = 4  # sequences per forward/backward
     max_grad_norm: float | None = 1.0
+    prompts_per_generate: int = 1  # prompts sampled in one `generate` call (with their G samples each)
 
     def __post_init__(self) -> None:
         if self.loss_type not in ("grpo", "dapo", "dr_grpo"):
             raise ConfigError(f"loss_type must be grpo, dapo or dr_grpo; got {self.loss_type!r}")
         if self.scale_rewards not in ("group", "batch", "none"):
             raise ConfigError(f"scale_rewards must be group, batch or none; got {self.scale_rewards!r}")
-        if self.num_generations < 1 or self.num_iterations < 1 or self.micro_batch_size < 1:
-            raise ConfigError("num_generations, num_iterations and micro_batch_size must be >= 1")
+        if min(self.num_generations, self.num_iterations, self.micro_batch_size, self.prompts_per_generate) < 1:
+            raise ConfigError("num_generations, num_iterations, micro_batch_size and prompts_per_generate must be >= 1")
 
 
 # ----- samples and where they come from ---------------------------------------------------------------------------
@@ -132,13 +133,17 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale: ScaleRewards
 def generate(policy: Policy, prompts: list[PromptInput], settings: GRPOSettings) -> list[list[int]]:
     """Sample `num_generations` completions per prompt; returns token ids cut after the first end token.
 
-    Completions come back grouped: prompt 0's G samples, then prompt 1's, and so on. One `generate` call per prompt:
-    its G samples share the prompt and its images.
+    Completions come back grouped: prompt 0's G samples, then prompt 1's, and so on. One `generate` call per
+    `prompts_per_generate` prompts (1 by default: each call's G samples share one prompt and its images, and nothing
+    is padded); on a GPU a call over all the step's prompts keeps the device busy where one prompt's G rows cannot.
+    The sampled stream, and so the run, depends on the setting.
     """
     sampling = Sampling(settings.temperature, settings.top_p, settings.max_completion_length)
     out: list[list[int]] = []
-    for prompt in prompts:
-        out.extend(sample(policy, left_padded([prompt], policy, repeat=settings.num_generations), sampling))
+    size = settings.prompts_per_generate
+    for start in range(0, len(prompts), size):
+        batch = left_padded(prompts[start:start + size], policy, repeat=settings.num_generations)
+        out.extend(sample(policy, batch, sampling))
     return out
 
 
