@@ -1,9 +1,11 @@
 """Throughput of `mobile-r1 serve` with dynamic batching against one request at a time, and adapter load times.
 
-    python benchmarks/serve.py [--model hf:small-lm] [--clients 16] [--max-tokens 64] [--rounds 3]
+    python benchmarks/serve.py [--model hf:small-lm] [--clients 16] [--max-tokens 64] [--rounds 3] [--fresh-clients]
 
 Starts `mobile-r1 serve` twice as a real HTTP server in a subprocess, once with batching (`--max-batch` = clients) and
-once with `--max-batch 1`, and, alternating between them round by round, sends `--clients` chat requests at once from as many threads (httpx), each a different
+once with `--max-batch 1`, and, alternating between them round by round, sends `--clients` chat requests at once from
+as many threads through one pooled `httpx.Client` per server (as the trainer's `ServerClient` and the OpenAI SDK keep
+one; `--fresh-clients` opens a new client per request, about 30 ms of the client's CPU each here), each a different
 prompt sampled with its own seed and `ignore_eos`, so both servers generate exactly `--max-tokens` tokens per request.
 Prints requests/s and tokens/s of each (the median of `--rounds` rounds, after a warm-up round) and their ratio.
 Then, with `--lora-updates`, times POST /v1/load_lora_adapter for a fresh name and for replacing a loaded one (what
@@ -63,13 +65,15 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def one_round(url: str, clients: int, max_tokens: int) -> tuple[float, int]:
-    """Seconds for `clients` concurrent requests, and the completion tokens they got."""
+def one_round(url: str, clients: int, max_tokens: int, http: httpx.Client | None = None) -> tuple[float, int]:
+    """Seconds for `clients` concurrent requests, and the completion tokens they got (`http`: the pooled client to send
+    them with; None opens a new one for each request)."""
 
     def ask(i: int) -> int:
         body = {"model": "bench", "messages": [{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}],
                 "max_tokens": max_tokens, "ignore_eos": True, "temperature": 1.0, "seed": i}
-        r = httpx.post(url + "/v1/chat/completions", json=body, timeout=600)
+        post = http.post if http is not None else httpx.post
+        r = post(url + "/v1/chat/completions", json=body, timeout=600)
         r.raise_for_status()
         return int(r.json()["usage"]["completion_tokens"])
 
@@ -79,7 +83,8 @@ def one_round(url: str, clients: int, max_tokens: int) -> tuple[float, int]:
         return time.perf_counter() - start_time, tokens
 
 
-def throughput(model: str, clients: int, max_tokens: int, rounds: int, window_ms: float = 20.0) -> dict[str, tuple[float, float, dict]]:
+def throughput(model: str, clients: int, max_tokens: int, rounds: int, window_ms: float = 20.0,
+               fresh_clients: bool = False) -> dict[str, tuple[float, float, dict]]:
     """Requests/s, tokens/s and /health counters of a batching server and a one-at-a-time one.
 
     Both servers run side by side and their rounds alternate, so that a machine shared with other work slows both
@@ -87,15 +92,20 @@ def throughput(model: str, clients: int, max_tokens: int, rounds: int, window_ms
     window = ("--batch-window-ms", str(window_ms))
     servers = {"batched": start(model, "--max-batch", str(clients), *window),
                "one at a time": start(model, "--max-batch", "1", *window)}
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    pools = {name: None if fresh_clients else httpx.Client(limits=limits) for name in servers}
     try:
-        for _, url in servers.values():
-            one_round(url, clients, max_tokens)  # warm-up
+        for name, (_, url) in servers.items():
+            one_round(url, clients, max_tokens, pools[name])  # warm-up
         results: dict[str, list[tuple[float, int]]] = {name: [] for name in servers}
         for _ in range(rounds):
             for name, (_, url) in servers.items():
-                results[name].append(one_round(url, clients, max_tokens))
+                results[name].append(one_round(url, clients, max_tokens, pools[name]))
         health = {name: httpx.get(url + "/health", timeout=10).json() for name, (_, url) in servers.items()}
     finally:
+        for pool in pools.values():
+            if pool is not None:
+                pool.close()
         for proc, _ in servers.values():
             stop(proc)
     out = {}
@@ -151,11 +161,12 @@ def main() -> None:
     parser.add_argument("--adapter-repeats", type=int, default=5)
     parser.add_argument("--window-ms", type=float, default=20.0, help="the servers' --batch-window-ms")
     parser.add_argument("--no-adapters", action="store_true", help="skip the adapter load times")
+    parser.add_argument("--fresh-clients", action="store_true", help="a new httpx client for every request")
     args = parser.parse_args()
 
     print(f"{args.clients} concurrent chat requests to {args.model}, {args.max_tokens} tokens each, "
           f"{os.cpu_count()} CPU cores")
-    figures = throughput(args.model, args.clients, args.max_tokens, args.rounds, args.window_ms)
+    figures = throughput(args.model, args.clients, args.max_tokens, args.rounds, args.window_ms, args.fresh_clients)
     for name, flag in (("batched", f"--max-batch {args.clients}"), ("one at a time", "--max-batch 1")):
         rps, tps, health = figures[name]
         print(f"  {name + ' (' + flag + ')':32s} {rps:6.2f} requests/s {tps:8.1f} tokens/s "
