@@ -137,7 +137,7 @@ class GRPOConfig(_Section):
     micro_batch_size: int = Field(4, ge=1, le=MAX_COUNT, description="sequences per forward/backward")
     prompts_per_generate: int = Field(
         1, ge=1, le=MAX_COUNT, description="labelled steps sampled in one generate call, G samples each (1: a call per "
-        "step; on a GPU, prompts_per_step keeps it busy; the samples, and so the run, depend on it)")
+        "step; on a GPU set it to prompts_per_step, one call per step; the samples, and so the run, depend on it)")
     eval_samples: int = Field(0, ge=0, description="also score this many seeded samples per held-out step (0: greedy only)")
     action_repeats: ActionRepeats = Field(
         default_factory=dict, description="draw labelled steps of these action types N times as often, e.g. "
