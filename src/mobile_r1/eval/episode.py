@@ -19,7 +19,7 @@ readable action: "wait" records it as a `wait` with the model's text (the evalua
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal, Protocol, Sequence
 
 from mobile_r1.agents.base import AgentOutput, AgentRequest
 from mobile_r1.core.actions import Action
@@ -130,7 +130,17 @@ def advance_many(plays: Sequence[EpisodePlay], outputs: Sequence[AgentOutput]) -
     return [r if isinstance(r, InfraError) else play.record(output, r) for play, output, r in zip(plays, outputs, results)]
 
 
-def self_corrections(turns: Sequence[Turn]) -> int | None:
+class Moved(Protocol):
+    """A turn as far as self-corrections go: the phone's state before and after it."""
+
+    @property
+    def state_key(self) -> str | None: ...
+
+    @property
+    def next_state_key(self) -> str | None: ...
+
+
+def self_corrections(turns: Sequence[Moved]) -> int | None:
     """The turns that brought the phone back to a state it had left (a wrong screen, then Back): the recoveries
     Mobile-R1's stage 3 is meant to teach. None where the phone does not name its states (no `state_key`)."""
     if any(t.state_key is None or t.next_state_key is None for t in turns):

@@ -136,7 +136,7 @@ class Trajectory:
 def self_corrections(turns: Sequence[Turn]) -> int:
     """Steps that undo an earlier move: the phone comes back to a state it had left (e.g. a wrong screen, then Back);
     0 where the phone does not name its states. The count evaluation records (`mobile_r1.eval.episode`)."""
-    return played_self_corrections([t.played for t in turns]) or 0
+    return played_self_corrections(turns) or 0
 
 
 # ----- groups from one start -------------------------------------------------------------------------------------------
