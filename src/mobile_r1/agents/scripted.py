@@ -95,10 +95,7 @@ class ScriptedAgent(Agent):
         """Plan many episodes, their experts' demonstrations asked of the phones at once."""
         for _, env in started:
             env.require(Capability.EXPERT, f"the {self.name} agent")
-        options: dict[str, object] = {"ask": self.ask}
-        if self.self_correct:  # only then: a backend's expert that cannot go wrong on purpose is still usable
-            options["self_correct"] = self.self_correct
-        demos = expert_demos([env for _, env in started], **options)
+        demos = expert_demos([env for _, env in started], ask=self.ask, self_correct=self.self_correct)
         for (episode, _), demo in zip(started, demos):
             if isinstance(demo, InfraError):
                 raise demo

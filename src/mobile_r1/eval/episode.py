@@ -145,10 +145,9 @@ def self_corrections(turns: Sequence[Moved]) -> int | None:
     Mobile-R1's stage 3 is meant to teach. None where the phone does not name its states (no `state_key`)."""
     if any(t.state_key is None or t.next_state_key is None for t in turns):
         return None
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     count = 0
     for t in turns:
-        assert t.state_key is not None and t.next_state_key is not None
         seen.add(t.state_key)
         if t.next_state_key != t.state_key and t.next_state_key in seen:
             count += 1
