@@ -260,6 +260,25 @@ def test_grpo_only_needs_no_data_and_resume_runs_only_what_is_left(tmp_path: Pat
     assert fake.scored == ["task-grpo", "untrained"]  # only the new evaluation
 
 
+def test_a_resumed_run_scores_a_model_again_when_its_evaluation_episodes_changed(tmp_path: Path,
+                                                                               fake: FakeStages) -> None:
+    config = load_config(write_config(tmp_path, curriculum__stages=["task-grpo"], curriculum__generate=None,
+                                      curriculum__eval_untrained=False))
+    out = str(tmp_path / "run")
+    curriculum.run_curriculum(config, output_dir=out, progress=False, log=lambda _: None)
+    curriculum.run_curriculum(config, output_dir=out, resume=True, progress=False, log=lambda _: None)
+    assert fake.scored == ["task-grpo"]  # the same episodes: the scores are kept
+    more = config.model_copy(deep=True)
+    more.curriculum.eval_episodes += 1
+    curriculum.run_curriculum(more, output_dir=out, resume=True, progress=False, log=lambda _: None)
+    assert fake.scored == ["task-grpo", "task-grpo"]
+    longer = more.model_copy(deep=True)
+    longer.curriculum.eval_max_steps = 3
+    curriculum.run_curriculum(longer, output_dir=out, resume=True, progress=False, log=lambda _: None)
+    assert fake.scored == ["task-grpo"] * 3
+    assert fake.trained == [("task-grpo", "tiny-lm")]  # the stage itself is not trained again
+
+
 def test_a_finished_sft_model_is_scored_as_stage_1_and_the_next_stage_starts_from_it(tmp_path: Path,
                                                                                     fake: FakeStages) -> None:
     sft = tmp_path / "given-sft"

@@ -20,6 +20,7 @@ its last checkpoint.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -109,6 +110,21 @@ def eval_sets(config: TrainConfig, run_dir: Path) -> list[EvalSet]:
 
 
 TRAIN_INSTRUCTIONS = "train-instructions.txt"
+
+
+def eval_settings(config: TrainConfig, run_dir: Path) -> dict[str, Any]:
+    """What a model's scores depend on besides the model: each set's episodes (with the content of the instructions
+    an in-distribution set leaves out, which change with the training data) and the evaluation's options. A resumed
+    run scores a model again when these changed, rather than keep scores of other episodes."""
+    cur = config.curriculum
+    sets = {}
+    for s in eval_sets(config, run_dir):
+        left_out = hashlib.sha256(Path(s.exclude).read_bytes()).hexdigest() if s.exclude else None
+        sets[s.key] = {"suite": s.suite, "split": s.split, "seed": s.seed, "episodes": s.episodes, "left_out": left_out}
+    settings = {"sets": sets, "max_steps": cur.eval_max_steps, "max_new_tokens": cur.eval_max_new_tokens,
+                "dialect": config.data.dialect, "observation": config.data.observation_mode,
+                "env": config.tasks.backend_options(), "steps": list(config.data.eval) if cur.eval_steps else None}
+    return json.loads(json.dumps(settings, default=str))  # as the state file will give it back
 
 
 def write_training_instructions(config: TrainConfig, run_dir: Path) -> Path:
@@ -601,26 +617,27 @@ def run_curriculum(
     rows: list[ModelRow] = []
 
     cur = config.curriculum
-    wanted_sets = {s.key for s in eval_sets(config, run_dir)}
     if cur.eval_in_distribution:
         write_training_instructions(config, run_dir)
+    wanted = eval_settings(config, run_dir)
 
     def score(label: str, model: str) -> None:
         from dataclasses import asdict
 
         done = state.data["evals"].get(label)
         with_steps = cur.eval_steps and label != UNTRAINED
-        if (done and done.get("model") == model and set(done["scores"]) == wanted_sets
+        if (done and done.get("model") == model and done.get("settings") == wanted
                 and (not with_steps or done.get("steps"))):
             steps = StepScore(**done["steps"]) if done.get("steps") else None
             rows.append(ModelRow(label, model, {k: SuiteScore(**v) for k, v in done["scores"].items()}, steps))
             return
-        if done:  # scored before with another model or other sets: those episodes do not count
+        if done:  # scored before with another model, other episodes or other options: those episodes do not count
             shutil.rmtree(run_dir / "eval" / label, ignore_errors=True)
         started = time.perf_counter()
         scores = evaluate_model(config, label, model, run_dir, progress)
         steps = score_steps(config, label, model, run_dir) if with_steps else None
-        state.data["evals"][label] = {"model": model, "scores": {k: asdict(v) for k, v in scores.items()},
+        state.data["evals"][label] = {"model": model, "settings": wanted,
+                                      "scores": {k: asdict(v) for k, v in scores.items()},
                                       "steps": asdict(steps) if steps else None}
         state.time(f"eval {label}", time.perf_counter() - started)
         rows.append(ModelRow(label, model, scores, steps))
