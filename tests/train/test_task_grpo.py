@@ -102,6 +102,15 @@ def test_shaping_noise_alone_gives_small_advantages() -> None:
     assert episode_advantages([1.0] + [0.0] * 7, 8, "group", 0.1)[0] == pytest.approx(0.875 / 0.35355, rel=1e-3)
 
 
+def test_a_step_whose_groups_were_all_dropped_has_no_advantages_and_warns_nothing() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch warned "std(): degrees of freedom is <= 0" on the empty batch
+        for floor in (0.0, 0.1):
+            assert episode_advantages([], 8, "group", floor) == []
+
+
 def test_within_a_group_the_advantages_weighted_as_the_loss_weighs_them_sum_to_zero() -> None:
     # rollouts of very different lengths and token counts, one success; with GiGPO's step term too
     group = [_traj("S", "A", "B", "C", "D", "E", tokens=30), _traj("S", "A", tokens=5), _traj("S", "F", "G", tokens=12),

@@ -108,6 +108,8 @@ def scaled(centred: torch.Tensor, std: torch.Tensor, floor: float) -> torch.Tens
 def episode_advantages(rewards: Sequence[float], group_size: int, scale: ScaleRewards = "group",
                        std_floor: float = 0.0) -> list[float]:
     """A = (R - mean of its group) / max(std, std_floor): the group's std, the batch's, or none (`scale`)."""
+    if not rewards:  # dynamic sampling kept no group this step
+        return []
     if std_floor <= 0:
         return group_advantages(torch.tensor(rewards, dtype=torch.float32), group_size, scale).tolist()
     r = torch.tensor(rewards, dtype=torch.float64)
