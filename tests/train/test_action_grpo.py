@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from mobile_r1.core.actions import Action
 from mobile_r1.core.records import Episode
 from mobile_r1.core.rewards import get_preset
 from mobile_r1.models import load_policy
@@ -16,7 +17,7 @@ from mobile_r1.train.config import TrainConfig
 from mobile_r1.models.policy import decode_completion
 from mobile_r1.train.data import PromptSettings, encode_prompt, step_examples
 from mobile_r1.train.grpo import GRPOSettings
-from mobile_r1.train.run import train
+from mobile_r1.train.run import make_accelerator, train
 
 
 def test_rollout_scores_every_sample_with_the_preset(episodes: list[Episode]) -> None:
@@ -196,3 +197,68 @@ def test_action_repeats_draw_rare_decisions_more_often(tmp_path: Path, episodes:
     assert sorted(k for k in more_kinds if k != "click") == sorted(k for k in kinds if k != "click")
     with pytest.raises(ValueError, match="unknown action type 'ask'"):
         TrainConfig.model_validate({"grpo": {"action_repeats": {"ask": 2}}})
+
+
+def test_skip_solved_trains_only_on_the_steps_the_starting_model_does_not_already_solve(
+        tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch) -> None:
+    import mobile_r1.train.action_grpo as action_grpo
+    from mobile_r1.core.dialects import get_dialect
+    from mobile_r1.core.errors import DataError
+
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))
+    # the starting model's greedy answers: the labelled action (in its own words) on the steps of "send-mom" and the
+    # first of "alarm", a wrong click on the second of "alarm", nothing readable elsewhere
+    right = {("send-mom", i) for i in range(4)} | {("alarm", 0)}
+    dialect = get_dialect("inquire")
+
+    def greedy(policy, shown, max_new_tokens, batch_size=16):  # type: ignore[no-untyped-def]
+        out = []
+        for e in shown:
+            if (e.episode_id, e.step_index) in right:
+                out.append(dialect.render(e.label, "my own reasoning", "a step"))
+            elif e.episode_id == "alarm":
+                out.append(dialect.render(Action.click(5, 5), "my own reasoning", "a step"))
+            else:
+                out.append("no idea")
+        return out
+
+    monkeypatch.setattr(action_grpo, "greedy_completions", greedy)
+    config = _config(tmp_path, episodes, "skip", max_steps=None)
+    config.grpo.epochs, config.grpo.skip_solved = 1.0, True
+    runner = action_grpo.ActionGRPORunner(config, load_policy("tiny-lm"), make_accelerator(config), examples, [])
+    trained = sorted({(e.episode_id, e.step_index) for k in range(runner.total_steps)
+                      for e in runner.source.step_examples(k)})
+    assert trained == [("alarm", 1), ("pay", 0), ("pay", 1)]  # the rest score the label's own reward already
+    record = json.loads((Path(config.run.output_dir) / "solved_steps.json").read_text())
+    assert (record["steps"], record["solved"], record["kept"]) == (len(examples), 5, 3)
+    assert record["kept_steps"] == ["pay/0", "pay/1", "alarm/1"]
+    assert record["solved_by_action"]["click"] == {"solved": 3, "steps": 4}
+    assert record["solved_by_action"]["call_user"] == {"solved": 0, "steps": 1}
+
+    right |= {("pay", 0), ("pay", 1), ("alarm", 1)}
+    with pytest.raises(DataError, match=f"already solves all {len(examples)} training steps"):
+        action_grpo.ActionGRPORunner(config, load_policy("tiny-lm"), make_accelerator(config), examples, [])
+
+
+def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_keeps_the_same_steps(
+        tmp_path: Path, episodes: list[Episode]) -> None:
+    straight = _config(tmp_path, episodes, "straight")
+    straight.grpo.skip_solved = True
+    reference = _train_records(train(straight, "action-grpo", progress=False).run_dir)
+    kept = json.loads((Path(straight.run.output_dir) / "solved_steps.json").read_text())
+    # an untrained model solves none of the steps: every one is kept
+    assert kept["steps"] > 0 and (kept["solved"], kept["kept"]) == (0, kept["steps"]) == (0, len(kept["kept_steps"]))
+
+    config = _config(tmp_path, episodes, "killed")
+    config.grpo.skip_solved = True
+
+    def kill(step: int, metrics: dict) -> None:
+        if step == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(config, "action-grpo", progress=False, on_step=kill)
+    resumed = train(config, "action-grpo", progress=False, resume=True)
+    assert json.loads((resumed.run_dir / "solved_steps.json").read_text()) == kept
+    for ours, ref in zip(_train_records(resumed.run_dir), reference, strict=True):
+        assert ours["loss"] == pytest.approx(ref["loss"], abs=1e-6) and ours["reward_mean"] == pytest.approx(ref["reward_mean"])

@@ -7,6 +7,7 @@ per-token (`dapo`) loss, k3 KL.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any, Callable
 import torch
 
 from mobile_r1.core.dialects import get_dialect
+from mobile_r1.core.errors import DataError
 from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
@@ -126,6 +128,35 @@ def sampled_held_out_reward(policy: Policy, examples: list[StepExample], reward:
     return {"eval_sampled_reward": sum(totals) / len(totals), "eval_sampled_format_valid": valid / len(totals)}
 
 
+@torch.no_grad()
+def unsolved_steps(policy: Policy, examples: list[StepExample], reward: str, max_new_tokens: int,
+                   accelerator: Any) -> tuple[list[StepExample], dict[str, Any]]:
+    """The labelled steps whose greedy completion by `policy` scores below the label's own reward, and the counts.
+
+    A step the model already answers as labelled mostly gives G samples of the same reward, so a group without
+    spread and no gradient. Each process predicts its share of the steps; all get the whole answer.
+    """
+    from accelerate.utils import gather_object
+
+    preset = get_preset(reward)
+    rank, world = accelerator.process_index, accelerator.num_processes
+    mine = list(range(rank, len(examples), world))
+    texts = greedy_completions(policy, [examples[i] for i in mine], max_new_tokens)
+    solved_here = [i for i, text in zip(mine, texts)
+                   if score(preset, text, examples[i]).total >= score(preset, examples[i].target, examples[i]).total]
+    solved = set(gather_object(solved_here) if world > 1 else solved_here)
+    kept = [e for i, e in enumerate(examples) if i not in solved]
+    per_action: dict[str, list[int]] = {}
+    for i, e in enumerate(examples):
+        counts = per_action.setdefault(e.label.type.value, [0, 0])
+        counts[0] += int(i in solved)
+        counts[1] += 1
+    record = {"steps": len(examples), "solved": len(solved), "kept": len(kept),
+              "solved_by_action": {k: {"solved": v[0], "steps": v[1]} for k, v in sorted(per_action.items())},
+              "kept_steps": [f"{e.episode_id}/{e.step_index}" for e in kept]}
+    return kept, record
+
+
 def grpo_settings(config: TrainConfig) -> GRPOSettings:
     g = config.grpo
     return GRPOSettings(
@@ -163,6 +194,8 @@ class ActionGRPORunner(StageRunner):
         self.settings = grpo_settings(config)
         self.updates_per_step = config.grpo.num_iterations
         g = config.grpo
+        if g.skip_solved:
+            train = self.skip_solved(train)
         train = repeat_by_action(train, g.action_repeats)
         steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
@@ -187,6 +220,20 @@ class ActionGRPORunner(StageRunner):
             sampler=sampler,
         )
         self.engine: GRPOEngine | None = None
+
+    def skip_solved(self, train: list[StepExample]) -> list[StepExample]:
+        """`grpo.skip_solved`: the training steps the starting policy does not already solve; the counts are written
+        to solved_steps.json in the run folder. A resumed run starts from the same weights, so it keeps the same."""
+        kept, record = unsolved_steps(self.policy, train, self.config.grpo.reward,
+                                      self.config.grpo.max_completion_length, self.accelerator)
+        if self.accelerator.is_main_process:
+            run_dir = Path(self.config.run.output_dir)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "solved_steps.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        if not kept:
+            raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
+                            "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")
+        return kept
 
     def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
         # the scheduler counts optimizer steps: num_iterations per rollout

@@ -142,6 +142,10 @@ class GRPOConfig(_Section):
     action_repeats: ActionRepeats = Field(
         default_factory=dict, description="draw labelled steps of these action types N times as often, e.g. "
         "{call_user: 4}: questions are a few percent of the steps, and without them GRPO mostly learns not to ask")
+    skip_solved: bool = Field(
+        False, description="train only on the labelled steps whose greedy completion by the starting model scores "
+        "below the label's own reward: the others mostly give groups without spread. Decided once, from the starting "
+        "weights (the same on resume); the counts go to the run's solved_steps.json")
 
 
 class TaskGRPOConfig(_Section):
