@@ -200,7 +200,8 @@ def test_action_repeats_draw_rare_decisions_more_often(tmp_path: Path, episodes:
 
 
 def test_skip_solved_trains_only_on_the_steps_the_starting_model_does_not_already_solve(
-        tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     import mobile_r1.train.action_grpo as action_grpo
     from mobile_r1.core.dialects import get_dialect
     from mobile_r1.core.errors import DataError
@@ -234,6 +235,7 @@ def test_skip_solved_trains_only_on_the_steps_the_starting_model_does_not_alread
     assert record["kept_steps"] == ["pay/0", "pay/1", "alarm/1"]
     assert record["solved_by_action"]["click"] == {"solved": 3, "steps": 4}
     assert record["solved_by_action"]["call_user"] == {"solved": 0, "steps": 1}
+    assert "it solves 5; training on the other 3" in capsys.readouterr().err
 
     right |= {("pay", 0), ("pay", 1), ("alarm", 1)}
     with pytest.raises(DataError, match=f"already solves all {len(examples)} training steps"):

@@ -224,9 +224,17 @@ class ActionGRPORunner(StageRunner):
     def skip_solved(self, train: list[StepExample]) -> list[StepExample]:
         """`grpo.skip_solved`: the training steps the starting policy does not already solve; the counts are written
         to solved_steps.json in the run folder. A resumed run starts from the same weights, so it keeps the same."""
+        from mobile_r1.train.run import console
+
+        main = self.accelerator.is_main_process
+        if main:
+            console.print(f"grpo.skip_solved: predicting the {len(train)} training steps with the starting model",
+                          markup=False)
         kept, record = unsolved_steps(self.policy, train, self.config.grpo.reward,
                                       self.config.grpo.max_completion_length, self.accelerator)
-        if self.accelerator.is_main_process:
+        if main:
+            console.print(f"grpo.skip_solved: it solves {record['solved']}; training on the other {len(kept)}",
+                          markup=False)
             run_dir = Path(self.config.run.output_dir)
             run_dir.mkdir(parents=True, exist_ok=True)
             (run_dir / "solved_steps.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
