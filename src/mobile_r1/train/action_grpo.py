@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -146,13 +147,11 @@ def unsolved_steps(policy: Policy, examples: list[StepExample], reward: str, max
                    if score(preset, text, examples[i]).total >= score(preset, examples[i].target, examples[i]).total]
     solved = set(gather_object(solved_here) if world > 1 else solved_here)
     kept = [e for i, e in enumerate(examples) if i not in solved]
-    per_action: dict[str, list[int]] = {}
-    for i, e in enumerate(examples):
-        counts = per_action.setdefault(e.label.type.value, [0, 0])
-        counts[0] += int(i in solved)
-        counts[1] += 1
+    steps_by_action = Counter(e.label.type.value for e in examples)
+    solved_by_action = Counter(examples[i].label.type.value for i in solved)
     record = {"steps": len(examples), "solved": len(solved), "kept": len(kept),
-              "solved_by_action": {k: {"solved": v[0], "steps": v[1]} for k, v in sorted(per_action.items())},
+              "solved_by_action": {k: {"solved": solved_by_action[k], "steps": n}
+                                   for k, n in sorted(steps_by_action.items())},
               "kept_steps": [f"{e.episode_id}/{e.step_index}" for e in kept]}
     return kept, record
 
