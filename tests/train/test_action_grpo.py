@@ -242,8 +242,11 @@ def test_skip_solved_trains_only_on_the_steps_the_starting_model_does_not_alread
         action_grpo.ActionGRPORunner(config, load_policy("tiny-lm"), make_accelerator(config), examples, [])
 
 
-def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_keeps_the_same_steps(
-        tmp_path: Path, episodes: list[Episode]) -> None:
+def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_reads_its_steps_back(
+        tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import mobile_r1.train.action_grpo as action_grpo
+
     straight = _config(tmp_path, episodes, "straight")
     straight.grpo.skip_solved = True
     reference = _train_records(train(straight, "action-grpo", progress=False).run_dir)
@@ -260,7 +263,24 @@ def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_keeps_the_
 
     with pytest.raises(Killed):
         train(config, "action-grpo", progress=False, on_step=kill)
+    predict = action_grpo.unsolved_steps
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the resumed run predicted the training steps again")
+
+    monkeypatch.setattr(action_grpo, "unsolved_steps", refuse)
+    capsys.readouterr()
     resumed = train(config, "action-grpo", progress=False, resume=True)
+    assert f"training on the {kept['kept']} steps" in capsys.readouterr().err
     assert json.loads((resumed.run_dir / "solved_steps.json").read_text()) == kept
     for ours, ref in zip(_train_records(resumed.run_dir), reference, strict=True):
         assert ours["loss"] == pytest.approx(ref["loss"], abs=1e-6) and ours["reward_mean"] == pytest.approx(ref["reward_mean"])
+
+    # resumed with another reward, the saved choice no longer applies: the steps are predicted again
+    config.grpo.reward = "mobile-r1"
+    with pytest.raises(AssertionError, match="predicted the training steps again"):
+        train(config, "action-grpo", progress=False, resume=True)
+    monkeypatch.setattr(action_grpo, "unsolved_steps", predict)
+    train(config, "action-grpo", progress=False, resume=True)
+    again = json.loads((Path(config.run.output_dir) / "solved_steps.json").read_text())
+    assert again["kept_steps"] == kept["kept_steps"] and again["fingerprint"] != kept["fingerprint"]

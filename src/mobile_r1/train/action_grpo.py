@@ -7,6 +7,7 @@ per-token (`dapo`) loss, k3 KL.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections import Counter
@@ -156,6 +157,15 @@ def unsolved_steps(policy: Policy, examples: list[StepExample], reward: str, max
     return kept, record
 
 
+def solved_fingerprint(config: TrainConfig, examples: list[StepExample]) -> str:
+    """What `grpo.skip_solved`'s choice depends on: the starting model, the data settings, the reward and the steps
+    with their labels. A resumed run reuses solved_steps.json only when this is unchanged."""
+    what = {"model": config.model.model_dump(mode="json"), "data": config.data.model_dump(mode="json"),
+            "reward": config.grpo.reward, "max_new_tokens": config.grpo.max_completion_length,
+            "steps": [[e.episode_id, e.step_index, e.target] for e in examples]}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode("utf-8")).hexdigest()
+
+
 def grpo_settings(config: TrainConfig) -> GRPOSettings:
     g = config.grpo
     return GRPOSettings(
@@ -184,7 +194,7 @@ class ActionGRPORunner(StageRunner):
     """
 
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
-                 held_out: list[StepExample]) -> None:
+                 held_out: list[StepExample], resume: bool = False) -> None:
         get_preset(config.grpo.reward)  # fail early on an unknown preset
         self.config = config
         self.policy = policy
@@ -194,7 +204,7 @@ class ActionGRPORunner(StageRunner):
         self.updates_per_step = config.grpo.num_iterations
         g = config.grpo
         if g.skip_solved:
-            train = self.skip_solved(train)
+            train = self.skip_solved(train, resume)
         train = repeat_by_action(train, g.action_repeats)
         steps = math.ceil(len(train) * g.epochs / g.prompts_per_step)
         self.total_steps = min(steps, config.run.max_steps) if config.run.max_steps else steps
@@ -220,12 +230,30 @@ class ActionGRPORunner(StageRunner):
         )
         self.engine: GRPOEngine | None = None
 
-    def skip_solved(self, train: list[StepExample]) -> list[StepExample]:
+    def skip_solved(self, train: list[StepExample], resume: bool) -> list[StepExample]:
         """`grpo.skip_solved`: the training steps the starting policy does not already solve; the counts are written
-        to solved_steps.json in the run folder. A resumed run starts from the same weights, so it keeps the same."""
+        to solved_steps.json in the run folder. A resumed run reads its kept steps back from that file when it was
+        written for the same model, data and reward (`fingerprint`); otherwise it predicts them again from the
+        starting weights, which it is given before its checkpoint is loaded, and so keeps the same steps."""
         from mobile_r1.train.run import console
 
         main = self.accelerator.is_main_process
+        path = Path(self.config.run.output_dir) / "solved_steps.json"
+        fingerprint = solved_fingerprint(self.config, train)
+        record = None
+        if main and resume and path.exists():
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            record = saved if saved.get("fingerprint") == fingerprint else None
+        if self.accelerator.num_processes > 1:  # every process takes the main one's decision
+            from accelerate.utils import broadcast_object_list
+
+            record = broadcast_object_list([record])[0]
+        if record is not None:
+            wanted = set(record["kept_steps"])
+            kept = [e for e in train if f"{e.episode_id}/{e.step_index}" in wanted]
+            if main:
+                console.print(f"grpo.skip_solved: training on the {len(kept)} steps {path} kept", markup=False)
+            return kept
         if main:
             console.print(f"grpo.skip_solved: predicting the {len(train)} training steps with the starting model",
                           markup=False)
@@ -234,9 +262,9 @@ class ActionGRPORunner(StageRunner):
         if main:
             console.print(f"grpo.skip_solved: it solves {record['solved']}; training on the other {len(kept)}",
                           markup=False)
-            run_dir = Path(self.config.run.output_dir)
-            run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "solved_steps.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            record["fingerprint"] = fingerprint
+            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         if not kept:
             raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")

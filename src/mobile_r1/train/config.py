@@ -145,7 +145,7 @@ class GRPOConfig(_Section):
     skip_solved: bool = Field(
         False, description="train only on the labelled steps whose greedy completion by the starting model scores "
         "below the label's own reward: the others mostly give groups without spread. Decided once, from the starting "
-        "weights (the same on resume); the counts go to the run's solved_steps.json")
+        "weights; the counts and kept steps go to the run's solved_steps.json, which a resumed run reads back")
 
 
 class TaskGRPOConfig(_Section):

@@ -499,7 +499,7 @@ def train(
     if main:
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
-    runner = _stage_runner(config, stage, accelerator, sampler)
+    runner = _stage_runner(config, stage, accelerator, sampler, resume)
     try:
         total = runner.total_steps
         optimizer, scheduler = make_optimizer(runner.policy, config, total * runner.updates_per_step)
@@ -571,7 +571,7 @@ def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any) -> StageRunner:
+def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any, resume: bool) -> StageRunner:
     """The stage's runner with its policy loaded: stages 1-2 read labelled steps from episode files, stage 3 plays
     task episodes on a phone backend."""
     if stage == "task-grpo":
@@ -601,7 +601,7 @@ def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: An
         return SFTRunner(config, policy, accelerator, train_examples, eval_examples)
     from mobile_r1.train.action_grpo import ActionGRPORunner
 
-    return ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples)
+    return ActionGRPORunner(config, policy, accelerator, train_examples, eval_examples, resume)
 
 
 def _summary(metrics: dict[str, float]) -> str:
