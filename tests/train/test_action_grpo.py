@@ -271,7 +271,7 @@ def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_reads_its_
     monkeypatch.setattr(action_grpo, "unsolved_steps", refuse)
     capsys.readouterr()
     resumed = train(config, "action-grpo", progress=False, resume=True)
-    assert f"training on the {kept['kept']} steps" in capsys.readouterr().err
+    assert f"training on the {kept['kept']} steps kept in" in capsys.readouterr().err
     assert json.loads((resumed.run_dir / "solved_steps.json").read_text()) == kept
     for ours, ref in zip(_train_records(resumed.run_dir), reference, strict=True):
         assert ours["loss"] == pytest.approx(ref["loss"], abs=1e-6) and ours["reward_mean"] == pytest.approx(ref["reward_mean"])

@@ -54,20 +54,28 @@ def _same_rng(a: dict, b: dict) -> bool:
 def test_two_processes_stopped_after_a_checkpoint_and_resumed_match_a_straight_run(
     tmp_path: Path, episodes: list[Episode]
 ) -> None:
-    """Stage 2 samples with each process's own RNG; a resumed run restores every process's RNG from its own file."""
+    """Stage 2 samples with each process's own RNG; a resumed run restores every process's RNG from its own file.
+    With `grpo.skip_solved` the processes split the prediction of the steps, and the resumed run's processes all take
+    the kept steps the main one reads back."""
     load_policy("tiny-lm")  # build the preset once, before two processes read it
     save_episodes(tmp_path / "data", episodes)
+    config_text = GRPO_CONFIG.replace("beta: 0.0}", "beta: 0.0, skip_solved: true}")
     straight = tmp_path / "straight.yaml"
-    straight.write_text(GRPO_CONFIG.format(out=tmp_path / "straight", steps=3))
+    straight.write_text(config_text.format(out=tmp_path / "straight", steps=3))
     first = tmp_path / "first.yaml"  # stops after 2 of the 3 steps; its last checkpoint is step 1
-    first.write_text(GRPO_CONFIG.format(out=tmp_path / "resumed", steps=2))
+    first.write_text(config_text.format(out=tmp_path / "resumed", steps=2))
     rest = tmp_path / "rest.yaml"
-    rest.write_text(GRPO_CONFIG.format(out=tmp_path / "resumed", steps=3))
+    rest.write_text(config_text.format(out=tmp_path / "resumed", steps=3))
 
     for config, extra in ((straight, ()), (first, ()), (rest, ("--resume",))):
         proc = _torchrun(config, tmp_path, *extra)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert proc.stderr.count("final (format_valid") == 1  # only the main process reports the result
+        predicted = proc.stderr.count("grpo.skip_solved: it solves 0; training on the other")
+        assert predicted == (0 if extra else 1), proc.stderr[-3000:]
+    assert "solved_steps.json (read back)" in proc.stderr  # the resumed run read its steps back
+    assert (json.loads((tmp_path / "resumed" / "solved_steps.json").read_text())
+            == json.loads((tmp_path / "straight" / "solved_steps.json").read_text()))
 
     a, b = tmp_path / "straight", tmp_path / "resumed"
     ckpt = b / "checkpoints" / "step-1"

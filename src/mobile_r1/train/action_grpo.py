@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -252,7 +253,8 @@ class ActionGRPORunner(StageRunner):
             wanted = set(record["kept_steps"])
             kept = [e for e in train if f"{e.episode_id}/{e.step_index}" in wanted]
             if main:
-                console.print(f"grpo.skip_solved: training on the {len(kept)} steps {path} kept", markup=False)
+                console.print(f"grpo.skip_solved: training on the {len(kept)} steps kept in {path} (read back)",
+                              markup=False)
             return kept
         if main:
             console.print(f"grpo.skip_solved: predicting the {len(train)} training steps with the starting model",
@@ -264,7 +266,9 @@ class ActionGRPORunner(StageRunner):
                           markup=False)
             path.parent.mkdir(parents=True, exist_ok=True)
             record["fingerprint"] = fingerprint
-            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            tmp = path.with_name(path.name + ".tmp")  # whole or not at all: a resumed run may read it back
+            tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
         if not kept:
             raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")
