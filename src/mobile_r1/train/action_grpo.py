@@ -154,8 +154,13 @@ def unsolved_steps(policy: Policy, examples: list[StepExample], reward: str, max
     record = {"steps": len(examples), "solved": len(solved), "kept": len(kept),
               "solved_by_action": {k: {"solved": solved_by_action[k], "steps": n}
                                    for k, n in sorted(steps_by_action.items())},
-              "kept_steps": [f"{e.episode_id}/{e.step_index}" for e in kept]}
+              "kept_steps": [step_key(e) for e in kept]}
     return kept, record
+
+
+def step_key(example: StepExample) -> str:
+    """`episode/step`: how solved_steps.json names a kept step."""
+    return f"{example.episode_id}/{example.step_index}"
 
 
 def solved_fingerprint(config: TrainConfig, examples: list[StepExample]) -> str:
@@ -251,24 +256,24 @@ class ActionGRPORunner(StageRunner):
             record = broadcast_object_list([record])[0]
         if record is not None:
             wanted = set(record["kept_steps"])
-            kept = [e for e in train if f"{e.episode_id}/{e.step_index}" in wanted]
+            kept = [e for e in train if step_key(e) in wanted]
             if main:
                 console.print(f"grpo.skip_solved: training on the {len(kept)} steps kept in {path} (read back)",
                               markup=False)
-            return kept
-        if main:
-            console.print(f"grpo.skip_solved: predicting the {len(train)} training steps with the starting model",
-                          markup=False)
-        kept, record = unsolved_steps(self.policy, train, self.config.grpo.reward,
-                                      self.config.grpo.max_completion_length, self.accelerator)
-        if main:
-            console.print(f"grpo.skip_solved: it solves {record['solved']}; training on the other {len(kept)}",
-                          markup=False)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            record["fingerprint"] = fingerprint
-            tmp = path.with_name(path.name + ".tmp")  # whole or not at all: a resumed run may read it back
-            tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-            os.replace(tmp, path)
+        else:
+            if main:
+                console.print(f"grpo.skip_solved: predicting the {len(train)} training steps with the starting model",
+                              markup=False)
+            kept, record = unsolved_steps(self.policy, train, self.config.grpo.reward,
+                                          self.config.grpo.max_completion_length, self.accelerator)
+            if main:
+                console.print(f"grpo.skip_solved: it solves {record['solved']}; training on the other {len(kept)}",
+                              markup=False)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                record["fingerprint"] = fingerprint
+                tmp = path.with_name(path.name + ".tmp")  # whole or not at all: a resumed run may read it back
+                tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+                os.replace(tmp, path)
         if not kept:
             raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")
