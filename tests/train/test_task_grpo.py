@@ -331,7 +331,7 @@ def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -
                     turn = SimpleNamespace(state_key="S", format_reward=1.0, completion_ids=[1, 2],
                                            prompt=SimpleNamespace(ids=[3], vision=None), user_reply=None,
                                            next_state_key="T")
-                    trajectories.append(SimpleNamespace(length=1, turns=[turn], group=0,
+                    trajectories.append(SimpleNamespace(length=1, turns=[turn], group=0, scripted=False,
                                                         judge=lambda s=success, e=e: SimpleNamespace(
                                                             verdict=verdict(s, "not_needed", 4.0 if s else 0.0))))
                     verdicts.append(verdict(success, "not_needed", 4.0 if success else 0.0))
@@ -350,3 +350,91 @@ def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -
     # without it, every group trains, the ones without spread with zero advantages
     plain = Source(None, None, RolloutSettings(), RewardWeights(format=0.0), lambda step: [ref("a/0"), ref("b/0")])  # type: ignore[arg-type]
     assert len(plain.rollout(None, GRPOSettings(num_generations=2)).samples) == 4  # type: ignore[arg-type]
+
+
+# ----- expert guidance -------------------------------------------------------------------------------------------------
+
+
+class Garbage:
+    """Every sampled output is unreadable, so every sampled rollout fails."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy, self.prompts = policy, 0
+
+    def __call__(self, prompts: list[PromptInput]) -> list[list[int]]:
+        self.prompts += len(prompts)
+        return [list(self.policy.tokenizer("I am not sure" + end_of_turn(self.policy), add_special_tokens=False).input_ids)
+                for _ in prompts]
+
+
+def test_expert_guidance_makes_the_last_rollout_of_each_group_the_experts_demonstration() -> None:
+    from mobile_r1.agents.scripted import expert_plan
+    from mobile_r1.train.data import encode_target, prompt_settings
+    from mobile_r1.train.task_grpo import expert_scripts
+
+    policy = load_policy("tiny-lm")
+    config = TrainConfig.model_validate({"data": {"dialect": "compact", "observation_mode": "text", "thought": "restated"}})
+    view = model_view(config)
+    episodes = SIM.episodes("nav-sim", "train", 2, 5, tasks=["settings.dark_mode", "notes.pin"])
+    garbage = Garbage(policy)
+    source = TaskRolloutSource(SIM, view, RolloutSettings(max_turns=10, max_new_tokens=24), RewardWeights(),
+                               lambda step: episodes, sampler=garbage, weighting="trajectory",
+                               expert_scripts=expert_scripts(prompt_settings(config, None)))
+    settings = GRPOSettings(num_generations=3, max_completion_length=24, micro_batch_size=16, beta=0.0)
+    rollout = source.rollout(policy, settings)
+    trajectories = source.last
+    assert trajectories is not None and [t.scripted for t in trajectories] == [False, False, True] * 2
+    for g, episode in enumerate(episodes):
+        expert = trajectories[3 * g + 2]
+        assert expert.episode.id == episode.id and expert.judge().verdict.success
+        # it walks the expert's own path on the group's phone, every output in the dialect, as SFT writes them
+        with SIM.open(episode) as phone:
+            phone.reset()
+            path = [step.state_key for step in expert_plan(phone)]
+        assert [turn.state_key for turn in expert.turns] == path
+        assert all(turn.format_reward == 1.0 and turn.text.startswith("<think>\nTask: ") for turn in expert.turns)
+        assert [turn.completion_ids for turn in expert.turns] == [encode_target(policy, turn.text) for turn in expert.turns]
+        assert not any(t.judge().verdict.success for t in trajectories[3 * g : 3 * g + 2])
+    # no policy sampling for the expert's turns; the metrics describe the sampled rollouts
+    assert garbage.prompts == sum(t.length for t in trajectories if not t.scripted)
+    assert rollout.metrics["success_rate"] == 0.0 and rollout.metrics["expert_success_rate"] == 1.0
+    assert rollout.metrics["no_outcome_spread"] == 0.0  # every group now has a success
+    # the expert's steps are pushed up, the failures down, and the group's weighted advantages still sum to zero
+    for g in range(2):
+        samples = [s for s in rollout.samples if s.group == g]
+        expert_steps = trajectories[3 * g + 2].length
+        assert all(s.advantage > 0 for s in samples[-expert_steps:]) and all(s.advantage < 0 for s in samples[:-expert_steps])
+        assert sum(s.advantage * s.weight * len(s.completion_ids) for s in samples) == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_train_command_with_expert_guidance_records_the_experts_rollouts(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    config = {
+        "model": {"name": "tiny-lm"},
+        "data": {"dialect": "compact", "observation_mode": "text", "thought": "brief"},
+        "grpo": {"num_generations": 2, "max_completion_length": 8, "micro_batch_size": 8, "beta": 0.0},
+        "task_grpo": {"suite": "nav-sim", "tasks": ["settings.font"], "train_episodes": 2, "eval_episodes": 0,
+                      "tasks_per_step": 1, "steps": 1, "max_turns": 10, "expert_guidance": True},
+        "run": {"output_dir": str(tmp_path / "run"), "tensorboard": False},
+    }
+    path = tmp_path / "stage3.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 0
+    played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
+    assert [r["expert"] for r in played] == [False, True] and played[1]["success"]
+    assert played[1]["turns"][-1]["action"]["action"] == "terminate"
+    train = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["expert_success_rate"] for r in train if r["kind"] == "train"] == [1.0]
+    # a phone without an expert is refused before the first step, with a message
+    import toy_phone
+
+    toy_phone.register_backend("toy-plain", lambda argument, **options: toy_phone.ToyBackend(expert=False, **options),
+                               replace=True)
+    config["task_grpo"] = {**config["task_grpo"], "env": "toy-plain", "suite": "toy", "tasks": []}  # type: ignore[dict-item]
+    config["run"]["output_dir"] = str(tmp_path / "plain")  # type: ignore[index]
+    path.write_text(yaml.safe_dump(config))
+    capsys.readouterr()
+    assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 2
+    shown = capsys.readouterr()
+    assert "task_grpo.expert_guidance needs a phone that can" in shown.err and "Traceback" not in shown.err

@@ -178,6 +178,9 @@ class TaskGRPOConfig(_Section):
     dynamic_sampling: bool = Field(False, description="drop groups whose outcome has no spread and play more episodes "
                                    "(DAPO), up to max_draw_rounds rounds per step")
     max_draw_rounds: int = Field(3, ge=1, le=100, description="rounds of episodes a step may play with dynamic_sampling")
+    expert_guidance: bool = Field(False, description="the last of each group's G rollouts plays the backend's expert "
+                                  "demonstration, written as the SFT targets are, so every group has a success to "
+                                  "learn from (LUFFY-style off-policy guidance; the backend needs EXPERT)")
 
 
 class GenerationConfig(_Section):

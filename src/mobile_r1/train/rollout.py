@@ -33,7 +33,7 @@ from mobile_r1.eval.episode import self_corrections as played_self_corrections
 from mobile_r1.models.batching import length_groups
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, decode_completion
-from mobile_r1.train.data import encode_prompt
+from mobile_r1.train.data import encode_prompt, encode_target
 
 # A sampler turns a batch of prompts into completion token ids (the policy by default; tests script it).
 Sampler = Callable[[list[PromptInput]], list[list[int]]]
@@ -95,12 +95,17 @@ class Turn:
 
 @dataclass
 class Trajectory:
-    """One rollout of one episode; `group` numbers the G rollouts that share a start."""
+    """One rollout of one episode; `group` numbers the G rollouts that share a start.
+
+    `script`, when set, holds the texts this rollout plays in turn instead of sampling (an expert's demonstration
+    written as the model's outputs: stage 3's `expert_guidance`); past its end the rollout gives up.
+    """
 
     play: EpisodePlay
     group: int
     turns: list[Turn] = field(default_factory=list)
     judgement: Judgement | None = None
+    script: list[str] | None = None
 
     @property
     def episode(self) -> EpisodeRef:
@@ -121,6 +126,10 @@ class Trajectory:
     @property
     def length(self) -> int:
         return len(self.turns)
+
+    @property
+    def scripted(self) -> bool:
+        return self.script is not None
 
     @property
     def format_valid(self) -> float:
@@ -217,7 +226,8 @@ def format_reward(view: ModelView, text: str, action: Action | None) -> float:
 
 def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], settings: RolloutSettings,
             sampler: Sampler | None = None) -> list[Trajectory]:
-    """Play every trajectory until it ends or uses its step budget, one batched generation per turn."""
+    """Play every trajectory until it ends or uses its step budget, one batched generation per turn (a scripted
+    trajectory plays its script's next text, tokenised as an SFT target is)."""
     sample = sampler or (lambda prompts: generate_batch(policy, prompts, settings))
     while True:
         live = [t for t in trajectories if not t.done]
@@ -227,8 +237,24 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
         for t in live:
             messages, images = view.prompt(t.play.request())
             prompts.append(encode_prompt(policy, messages, images))
-        completions = sample(prompts)
-        advance_all(live, view, prompts, completions, [decode_completion(policy, ids) for ids in completions])
+        sampled = [i for i, t in enumerate(live) if not t.scripted]
+        completions: list[list[int]] = [[] for _ in live]
+        texts = [""] * len(live)
+        for i, ids in zip(sampled, sample([prompts[i] for i in sampled]) if sampled else []):
+            completions[i], texts[i] = ids, decode_completion(policy, ids)
+        for i, t in enumerate(live):
+            if t.scripted:
+                texts[i] = script_text(t, view)
+                completions[i] = encode_target(policy, texts[i])
+        advance_all(live, view, prompts, completions, texts)
+
+
+def script_text(t: Trajectory, view: ModelView) -> str:
+    """The scripted trajectory's next text: its script's turn, or past the script's end a `terminate` (failure)."""
+    assert t.script is not None
+    if len(t.turns) < len(t.script):
+        return t.script[len(t.turns)]
+    return view.dialect.render(Action.terminate("failure"), "The demonstration has ended.", "Give up")
 
 
 def advance(t: Trajectory, view: ModelView, prompt: PromptInput, ids: list[int], text: str) -> Turn:

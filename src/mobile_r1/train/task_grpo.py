@@ -21,6 +21,11 @@ One rollout per optimizer step:
        group (`weighting: token` weighs every token alike: long trajectories dominate)
     With `dynamic_sampling`, groups whose outcome has no spread (every rollout succeeded, or none did) are dropped
     and more task episodes are played, up to `max_draw_rounds` rounds, as DAPO does.
+    With `expert_guidance`, the last of each group's G rollouts is the backend's expert demonstration written as the
+    SFT targets are (the off-policy guidance of LUFFY, arXiv:2504.14945), so that a task the policy never completes
+    still has a success in its group; it is judged and weighted like the others, its tokens scored by the current
+    policy as if sampled (without LUFFY's regularised importance sampling), and the step's metrics describe the G - 1
+    sampled rollouts.
 """
 
 from __future__ import annotations
@@ -36,13 +41,14 @@ import torch
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
-from mobile_r1.env import Backend, Capability, EpisodeRef
+from mobile_r1.core.errors import InfraError
+from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, expert_demos
 from mobile_r1.env.pools import make_pool
 from mobile_r1.models.generation import Sampling
 from mobile_r1.models.policy import Policy
 from mobile_r1.train.action_grpo import grpo_settings
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import batch_positions, model_view
+from mobile_r1.train.data import PromptSettings, batch_positions, model_view, prompt_settings, step_examples
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
 from mobile_r1.train.rollout import RolloutSettings, Sampler, Trajectory, close_all, rollout, self_corrections, start_groups
 from mobile_r1.train.server_generation import ServerGeneration
@@ -227,7 +233,8 @@ class TaskRolloutSource:
     `step_episodes(step)` gives the episodes of an optimizer step (a function of the step, so a resumed run
     replays the same tasks); with `dynamic_sampling`, `extra_episodes(step, round, n)` gives the episodes of a further
     round (likewise a function of its arguments). `sampler` replaces the policy's sampling (tests script the model's
-    outputs).
+    outputs). `expert_scripts(phones)`, when given, writes the expert's demonstration of each group's episode (from
+    the group's first phone) as the texts its last rollout plays (`expert_scripts`).
     """
 
     backend: Backend
@@ -244,6 +251,7 @@ class TaskRolloutSource:
     dynamic_sampling: bool = False
     max_draw_rounds: int = 1
     extra_episodes: Callable[[int, int, int], list[EpisodeRef]] | None = None
+    expert_scripts: Callable[[list[TaskEnv]], list[list[str]]] | None = None
     step: int = 0
     last: list[Trajectory] | None = None  # the trajectories of the latest rollout and their rewards (for inspection)
     last_rewards: list[float] | None = None
@@ -253,6 +261,10 @@ class TaskRolloutSource:
         if self.gigpo and trajectories:
             trajectories[0].env.require(Capability.STATE_KEY, "GiGPO (task_grpo.gigpo)")
         try:
+            if self.expert_scripts is not None:
+                scripts = self.expert_scripts([t.env for t in trajectories[::g]])
+                for group, script in enumerate(scripts):
+                    trajectories[group * g + g - 1].script = script
             rollout(policy, self.view, trajectories, self.rollout_settings, self.sampler)
             verdicts = [t.judge().verdict for t in trajectories]
         finally:
@@ -296,14 +308,19 @@ class TaskRolloutSource:
         ]
         self.last, self.last_rewards = trajectories, rewards
         all_verdicts = [t.judge().verdict for t in played]
-        metrics = episode_metrics(played, all_verdicts)
+        sampled = [(t, v) for t, v in zip(played, all_verdicts) if not t.scripted]
+        metrics = episode_metrics([t for t, _ in sampled], [v for _, v in sampled])
         r = torch.tensor(rewards) if rewards else torch.zeros(0)
         played_rewards = torch.tensor([trajectory_reward(v, [turn.format_reward for turn in t.turns], self.weights)
                                        for v, t in zip(all_verdicts, played)])
+        sampled_rewards = played_rewards[[not t.scripted for t in played]]
         outcomes = torch.tensor([outcome(v, self.weights) for v in all_verdicts]).view(-1, g)
+        if self.expert_scripts is not None:
+            experts = [v for t, v in zip(played, all_verdicts) if t.scripted]
+            metrics["expert_success_rate"] = sum(v.success for v in experts) / max(len(experts), 1)
         metrics.update(
-            reward_mean=float(played_rewards.mean()),
-            reward_std=float(played_rewards.std()) if len(played_rewards) > 1 else 0.0,
+            reward_mean=float(sampled_rewards.mean()),
+            reward_std=float(sampled_rewards.std()) if len(sampled_rewards) > 1 else 0.0,
             zero_std_groups=float((played_rewards.view(-1, g).std(dim=1) < 1e-6).float().mean()) if g > 1 else 1.0,
             no_outcome_spread=float((outcomes.max(dim=1).values == outcomes.min(dim=1).values).float().mean()),
             groups_trained=float(len(trajectories) // g),
@@ -352,7 +369,8 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
     for t, reward in zip(trajectories, rewards):
         v = t.judge().verdict
         out.append({
-            "step": step, "episode": t.episode.id, "group": t.group, "instruction": t.episode.instruction,
+            "step": step, "episode": t.episode.id, "group": t.group, "expert": t.scripted,
+            "instruction": t.episode.instruction,
             "reward": reward, "success": v.success, "score": v.score, "inquiry": v.inquiry,
             "safety_violation": v.safety_violation, "reason": v.reason,
             "turns": [{"text": turn.text, "action": turn.action.to_arguments() if turn.action else None,
@@ -373,11 +391,35 @@ def stage_backend(config: TrainConfig) -> Backend:
     return make_pool(t.env, t.ray, t.ray_workers, **options, **config.tasks.backend_options())
 
 
+def expert_scripts(settings: PromptSettings) -> Callable[[list[TaskEnv]], list[list[str]]]:
+    """Stage 3's `expert_guidance`: the expert's demonstration of each phone's episode (from its start, on a phone of
+    its own), written step by step as the SFT data writes its targets (`train.data.step_examples`: the dialect, the
+    frame and the thought style of `settings`)."""
+
+    def scripts(phones: list[TaskEnv]) -> list[list[str]]:
+        out = []
+        for demo in expert_demos(phones):
+            if isinstance(demo, InfraError):
+                raise demo
+            out.append([example.target for example in step_examples([demo.episode], settings)])
+        return out
+
+    return scripts
+
+
 def check_tasks(config: TrainConfig) -> None:
     """Fail early (before a model loads) on a backend, suite or task ids stage 3 cannot play."""
     t = config.task_grpo
     with stage_backend(config) as backend:
-        backend.episodes(t.suite, "train", 1, config.run.seed, t.tasks)
+        episodes = backend.episodes(t.suite, "train", 1, config.run.seed, t.tasks)
+        if t.expert_guidance and episodes:
+            require_expert(backend, episodes[0])
+
+
+def require_expert(backend: Backend, episode: EpisodeRef) -> None:
+    """`task_grpo.expert_guidance` needs phones whose expert can demonstrate the task (EXPERT)."""
+    with backend.open(episode) as phone:
+        phone.require(Capability.EXPERT, "task_grpo.expert_guidance")
 
 
 class TaskGRPORunner(StageRunner):
@@ -446,8 +488,15 @@ class TaskGRPORunner(StageRunner):
             dynamic_sampling=t.dynamic_sampling,
             max_draw_rounds=t.max_draw_rounds,
             extra_episodes=extra_of,
+            expert_scripts=self._expert_scripts(config),
         )
         self.engine: GRPOEngine | None = None
+
+    def _expert_scripts(self, config: TrainConfig) -> Callable[[list[TaskEnv]], list[list[str]]] | None:
+        if not config.task_grpo.expert_guidance:
+            return None
+        require_expert(self.backend, self.train_episodes[0])
+        return expert_scripts(prompt_settings(config, None))
 
     def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
         self.engine = GRPOEngine(self.policy, self.settings, optimizer, scheduler, self.accelerator)
@@ -511,6 +560,7 @@ __all__ = [
     "TaskRolloutSource",
     "check_tasks",
     "evaluate_tasks",
+    "expert_scripts",
     "gigpo_step_advantages",
     "discounted_returns",
     "stage_backend",
