@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
@@ -234,7 +234,7 @@ class TaskRolloutSource:
     replays the same tasks); with `dynamic_sampling`, `extra_episodes(step, round, n)` gives the episodes of a further
     round (likewise a function of its arguments). `sampler` replaces the policy's sampling (tests script the model's
     outputs). `expert_scripts(phones)`, when given, writes the expert's demonstration of each group's episode (from
-    the group's first phone) as the texts its last rollout plays (`expert_scripts`).
+    the group's first phone) as the texts its last rollout plays (the module's `expert_scripts` makes one).
     """
 
     backend: Backend
@@ -394,14 +394,15 @@ def stage_backend(config: TrainConfig) -> Backend:
 def expert_scripts(settings: PromptSettings) -> Callable[[list[TaskEnv]], list[list[str]]]:
     """Stage 3's `expert_guidance`: the expert's demonstration of each phone's episode (from its start, on a phone of
     its own), written step by step as the SFT data writes its targets (`train.data.step_examples`: the dialect, the
-    frame and the thought style of `settings`)."""
+    frame and the thought style of `settings`). Only the targets are used, so no screenshot is drawn or read."""
+    text_only = replace(settings, observation_mode="text")
 
     def scripts(phones: list[TaskEnv]) -> list[list[str]]:
         out = []
         for demo in expert_demos(phones):
             if isinstance(demo, InfraError):
                 raise demo
-            out.append([example.target for example in step_examples([demo.episode], settings)])
+            out.append([example.target for example in step_examples([demo.episode], text_only)])
         return out
 
     return scripts
