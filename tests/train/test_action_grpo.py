@@ -284,3 +284,30 @@ def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_reads_its_
     train(config, "action-grpo", progress=False, resume=True)
     again = json.loads((Path(config.run.output_dir) / "solved_steps.json").read_text())
     assert again["kept_steps"] == kept["kept_steps"] and again["fingerprint"] != kept["fingerprint"]
+
+
+def test_label_guidance_puts_the_steps_sft_target_in_each_group(tmp_path: Path, episodes: list[Episode]) -> None:
+    from mobile_r1.train.data import encode_target
+
+    torch.manual_seed(0)
+    policy = load_policy("tiny-lm")  # untrained: its samples are not the labelled action
+    examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))[:2]
+    source = LabelledStepSource(examples, "inquire-mobile", "inquire", label_guidance=True)
+    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12))
+    preset = get_preset("inquire-mobile")
+    for k, example in enumerate(examples):
+        group = rollout.samples[3 * k : 3 * k + 3]
+        label = group[-1]
+        assert label.completion_ids == encode_target(policy, example.target)
+        best = preset.score(example.target, example.label, example.bbox, example.screen_size, example.model_size).total
+        assert label.reward == best and all(s.reward < best for s in group[:-1])
+        assert label.advantage > 0 and all(s.advantage < 0 for s in group[:-1])
+    sampled = [s.reward for k in range(2) for s in rollout.samples[3 * k : 3 * k + 2]]
+    assert rollout.metrics["reward_mean"] == pytest.approx(sum(sampled) / 4)  # the policy's own samples
+    assert rollout.metrics["label_reward_mean"] == pytest.approx(sum(s.reward for s in rollout.samples[2::3]) / 2)
+    # through a training run: the setting reaches the stage, which logs the labels' reward
+    config = _config(tmp_path, episodes, "guided", max_steps=2)
+    config.grpo.label_guidance = True
+    train(config, "action-grpo", progress=False)
+    records = _train_records(tmp_path / "guided")
+    assert [r["step"] for r in records] == [1, 2] and all(r["label_reward_mean"] >= 2.0 for r in records)

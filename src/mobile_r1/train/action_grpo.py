@@ -24,7 +24,8 @@ from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
-from mobile_r1.train.data import StepExample, batch_positions, encode_prompt, examples_for_rank, repeat_by_action
+from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
+                                  repeat_by_action)
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 from mobile_r1.train.rollout import greedy_completions
 from mobile_r1.train.server_generation import ServerGeneration
@@ -44,7 +45,9 @@ class LabelledStepSource:
     """Serves `prompts_per_step` labelled steps per rollout, samples G completions each and scores them.
 
     `batches` maps an optimizer step to the examples of that step on this process; keeping it a function of the
-    step makes a resumed run read the same data. `sampler` replaces the policy's own sampling (a server's).
+    step makes a resumed run read the same data. `sampler` replaces the policy's own sampling (a server's). With
+    `label_guidance` the last of each step's G completions is replaced by the step's SFT target (the label written as
+    SFT writes it), scored and weighted like the others; the logged rewards are those of the G - 1 samples.
     """
 
     examples: list[StepExample]
@@ -53,6 +56,7 @@ class LabelledStepSource:
     step_examples: Any = None  # callable(step) -> list[StepExample], set by the runner
     step: int = 0
     sampler: GroupSampler | None = None
+    label_guidance: bool = False
 
     def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
         batch = self.step_examples(self.step) if self.step_examples else self.examples
@@ -61,12 +65,16 @@ class LabelledStepSource:
         prompts = [encode_prompt(policy, e.messages, e.images) for e in batch]
         completions = self.sampler(prompts, settings) if self.sampler else generate(policy, prompts, settings)
         g = settings.num_generations
+        guided = [self.label_guidance and i % g == g - 1 for i in range(len(completions))]
+        for i in range(len(completions)):
+            if guided[i]:
+                completions[i] = encode_target(policy, batch[i // g].target)
         results: list[RewardResult] = []
         valid = 0
         for i, ids in enumerate(completions):
             text = decode_completion(policy, ids)
             results.append(score(preset, text, batch[i // g]))
-            valid += int(parser.parse(text).ok)
+            valid += int(parser.parse(text).ok and not guided[i])
         rewards = torch.tensor([r.total for r in results], dtype=torch.float32)
         advantages = group_advantages(rewards, g, settings.scale_rewards)
         samples = [
@@ -74,15 +82,19 @@ class LabelledStepSource:
             for i, ids in enumerate(completions)
         ]
         grouped = rewards.view(-1, g)
+        own = [(r, ids) for r, ids, label in zip(results, completions, guided) if not label]  # the policy's samples
+        own_rewards = torch.tensor([r.total for r, _ in own], dtype=torch.float32)
         metrics = {
-            "reward_mean": float(rewards.mean()),
-            "reward_std": float(rewards.std()) if len(rewards) > 1 else 0.0,
-            "format_valid": valid / len(results),
-            "completion_length": sum(len(c) for c in completions) / len(completions),
+            "reward_mean": float(own_rewards.mean()),
+            "reward_std": float(own_rewards.std()) if len(own_rewards) > 1 else 0.0,
+            "format_valid": valid / len(own),
+            "completion_length": sum(len(ids) for _, ids in own) / len(own),
             "zero_std_groups": float((grouped.std(dim=1) < 1e-6).float().mean()) if g > 1 else 1.0,
         }
         for name in ("format", "accuracy", *sorted(results[0].components)):
-            metrics[f"reward_{name}"] = sum(r.get(name) for r in results) / len(results)
+            metrics[f"reward_{name}"] = sum(r.get(name) for r, _ in own) / len(own)
+        if self.label_guidance:
+            metrics["label_reward_mean"] = sum(r.total for r, label in zip(results, guided) if label) / len(batch)
         return Rollout(samples, metrics)
 
 
@@ -233,6 +245,7 @@ class ActionGRPORunner(StageRunner):
                 train, batch_positions(step, g.prompts_per_step, len(train), config.run.seed), rank, world
             ),
             sampler=sampler,
+            label_guidance=g.label_guidance,
         )
         self.engine: GRPOEngine | None = None
 

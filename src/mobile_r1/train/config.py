@@ -146,6 +146,10 @@ class GRPOConfig(_Section):
         False, description="train only on the labelled steps whose greedy completion by the starting model scores "
         "below the label's own reward: the others mostly give groups without spread. Decided once, from the starting "
         "weights; the counts and kept steps go to the run's solved_steps.json, which a resumed run reads back")
+    label_guidance: bool = Field(
+        False, description="stage 2: the last of each step's G completions is the step's SFT target, so a step the "
+        "policy gets wrong in every sample still has a right answer in its group (off-policy guidance, as "
+        "task_grpo.expert_guidance in stage 3)")
 
 
 class TaskGRPOConfig(_Section):
