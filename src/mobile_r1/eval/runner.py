@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
 from mobile_r1.agents.options import redact_options, validate_agent_options
 from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
+from mobile_r1.core.files import write_json
 from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
@@ -582,12 +583,6 @@ def latest_records(records: Iterable[dict[str, Any]], infra: bool = False) -> li
     return [r for r in latest.values() if infra or r.get("infra_error") is None]
 
 
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, list[dict[str, Any]]]:
     if config.out is None:
         if config.resume:
@@ -608,7 +603,7 @@ def _open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, l
                                   f"{', '.join(repr(old.get(k)) for k in diff)}); resume with the same options")
     elif previous or run_file.exists():
         raise ConfigError(f"{run_dir} already holds a run; pass --resume to continue it or choose another --out")
-    _write_json(run_file, config.resolved())
+    write_json(run_file, config.resolved())
     return run_dir, log, previous
 
 
@@ -691,7 +686,7 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
     report = summarize(verdicts)
     needs = needs_inquiry_summary(verdicts)
     if run_dir is not None:
-        _write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
+        write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
                                              "split": config.split, "episodes": len(verdicts),
                                              "infra_errors": len(failed), **report.to_dict(),
                                              "needs_inquiry": needs.to_dict() if needs else None})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,6 +19,7 @@ import torch
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.errors import DataError
+from mobile_r1.core.files import write_json
 from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
@@ -284,9 +284,7 @@ class ActionGRPORunner(StageRunner):
                               markup=False)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 record["fingerprint"] = fingerprint
-                tmp = path.with_name(path.name + ".tmp")  # whole or not at all: a resumed run may read it back
-                tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-                os.replace(tmp, path)
+                write_json(path, record)  # whole or not at all: a resumed run may read it back
         if not kept:
             raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")

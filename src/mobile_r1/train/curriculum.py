@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.files import write_json
 from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.config import TrainConfig, load_config
 
@@ -176,9 +177,7 @@ class State:
         timings = self.data["timings"]
         timings.pop("total", None)
         timings["total"] = round(self.earlier + time.perf_counter() - self.started, 2)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=2), encoding="utf-8")
-        tmp.replace(self.path)
+        write_json(self.path, self.data)
 
     def time(self, key: str, seconds: float) -> None:
         self.data["timings"][key] = round(seconds, 2)

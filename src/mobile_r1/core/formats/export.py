@@ -48,6 +48,7 @@ from typing import Any, Literal, Protocol
 
 from mobile_r1.core.dialects.base import Dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.files import write_json
 from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Episode, Observation
@@ -224,9 +225,7 @@ def _write_dataset_info(folder: Path, name: str, file_name: str) -> Path:
         if not isinstance(entries, dict):
             raise DataError(f"{path}: must be a JSON object of dataset entries")
     entries[name] = llamafactory_dataset_info(file_name)
-    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    tmp.write_text(json.dumps(entries, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_json(path, entries)
     return path
 
 
