@@ -687,9 +687,9 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
     needs = needs_inquiry_summary(verdicts)
     if run_dir is not None:
         write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
-                                             "split": config.split, "episodes": len(verdicts),
-                                             "infra_errors": len(failed), **report.to_dict(),
-                                             "needs_inquiry": needs.to_dict() if needs else None})
+                                            "split": config.split, "episodes": len(verdicts),
+                                            "infra_errors": len(failed), **report.to_dict(),
+                                            "needs_inquiry": needs.to_dict() if needs else None})
     return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
                       seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed)
 
