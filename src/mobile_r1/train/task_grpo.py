@@ -413,14 +413,9 @@ def check_tasks(config: TrainConfig) -> None:
     t = config.task_grpo
     with stage_backend(config) as backend:
         episodes = backend.episodes(t.suite, "train", 1, config.run.seed, t.tasks)
-        if t.expert_guidance and episodes:
-            require_expert(backend, episodes[0])
-
-
-def require_expert(backend: Backend, episode: EpisodeRef) -> None:
-    """`task_grpo.expert_guidance` needs phones whose expert can demonstrate the task (EXPERT)."""
-    with backend.open(episode) as phone:
-        phone.require(Capability.EXPERT, "task_grpo.expert_guidance")
+        if t.expert_guidance and episodes:  # the rollouts' expert_demos would refuse too, but only after a model loads
+            with backend.open(episodes[0]) as phone:
+                phone.require(Capability.EXPERT, "task_grpo.expert_guidance")
 
 
 class TaskGRPORunner(StageRunner):
@@ -489,15 +484,9 @@ class TaskGRPORunner(StageRunner):
             dynamic_sampling=t.dynamic_sampling,
             max_draw_rounds=t.max_draw_rounds,
             extra_episodes=extra_of,
-            expert_scripts=self._expert_scripts(config),
+            expert_scripts=expert_scripts(prompt_settings(config, None)) if t.expert_guidance else None,
         )
         self.engine: GRPOEngine | None = None
-
-    def _expert_scripts(self, config: TrainConfig) -> Callable[[list[TaskEnv]], list[list[str]]] | None:
-        if not config.task_grpo.expert_guidance:
-            return None
-        require_expert(self.backend, self.train_episodes[0])
-        return expert_scripts(prompt_settings(config, None))
 
     def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
         self.engine = GRPOEngine(self.policy, self.settings, optimizer, scheduler, self.accelerator)
