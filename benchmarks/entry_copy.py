@@ -3,12 +3,13 @@
     python benchmarks/entry_copy.py RUN_DIR [RUN_DIR ...]     # folders written by `mobile-r1 eval --out`
 
 Some tasks name a list entry only in part: "Star Hiro Muller in Contacts" where the screen lists
-`"Hiro Muller +1 555 488 7734"`, a product whose brand and price only the screen shows. A model trained with the
-compact dialect's thoughts names the element it taps as the screen lists it (`click "Hiro Muller +1 555 488 7734"
-(336, 760)`), so its thoughts show whether it found and copied that line. For every episode the simulator's expert
-is replayed; the entries it taps whose label has several words, one of them in the instruction, are the named entries.
-Printed per task: the episodes with such an entry, those whose thoughts name every one of them exactly, those that
-name each one's words before its price or number (`Hiro Muller`), and how many the model completed.
+`"Hiro Muller +1 555 488 7734"`, a product whose price only the screen shows. A model trained with the compact dialect's thoughts names
+the element it taps as the screen lists it (`click "Hiro Muller +1 555 488 7734" (336, 760)`), so its thoughts show
+whether it found and copied that line. For every episode the simulator's expert is replayed; the entries it taps
+whose label has several words, one of them in the instruction, are the named entries (in tasks such as settings.font,
+a button the task names whole). Printed per task: the episodes with such an entry, those whose thoughts name every
+one of them exactly, those that name each one's words before its price or number (`Hiro Muller`), and how many the
+model completed.
 """
 
 from __future__ import annotations
@@ -52,7 +53,12 @@ def main() -> None:
                 raise SystemExit(f"{run}: episode {record['id']!r} is not a simulated-suite episode of a known spec")
             episode = make_episode(specs[m["spec"]], m["split"], int(m["template"]), int(m["seed"]))
             refs.append(episode_ref(episode, meta.get("suite"), m["split"]))
-        demos = expert_demos([backend.open(ref) for ref in refs])
+        envs = [backend.open(ref) for ref in refs]
+        try:
+            demos = expert_demos(envs)
+        finally:
+            for env in envs:
+                env.close()
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         for record, demo in zip(records, demos):
             if isinstance(demo, Exception):
@@ -68,7 +74,8 @@ def main() -> None:
             c["words before the value"] += all(any(q.startswith(_VALUE.sub("", e)) for q in quoted) for e in entries)
             c["completed"] += bool(record["verdict"]["success"])
         total: Counter[str] = sum(counts.values(), Counter())
-        print(f"{run}: {total['episodes']} of {len(records)} episodes tap an entry the task names in part; "
+        print(f"{run}: {total['episodes']} of {len(records)} episodes tap a label of several words that shares a word with "
+              f"the task; "
               f"named exactly in {total['named exactly']}, its words before the value in "
               f"{total['words before the value']}, completed {total['completed']}")
         for task in sorted(counts):
