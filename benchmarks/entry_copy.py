@@ -3,13 +3,13 @@
     python benchmarks/entry_copy.py RUN_DIR [RUN_DIR ...]     # folders written by `mobile-r1 eval --out`
 
 Some tasks name a list entry only in part: "Star Hiro Muller in Contacts" where the screen lists
-`"Hiro Muller +1 555 488 7734"`, a product whose price only the screen shows. A model trained with the compact dialect's thoughts names
-the element it taps as the screen lists it (`click "Hiro Muller +1 555 488 7734" (336, 760)`), so its thoughts show
-whether it found and copied that line. For every episode the simulator's expert is replayed; the entries it taps
-whose label has several words, one of them in the instruction, are the named entries (in tasks such as settings.font,
-a button the task names whole). Printed per task: the episodes with such an entry, those whose thoughts name every
-one of them exactly, those that name each one's words before its price or number (`Hiro Muller`), and how many the
-model completed.
+`"Hiro Muller +1 555 488 7734"`, a product whose price only the screen shows. A model trained with the compact
+dialect's thoughts names the element it taps as the screen lists it
+(`click "Hiro Muller +1 555 488 7734" (336, 760)`), so its thoughts show whether it found and copied that line. For
+every episode the simulator's expert is replayed; the entries it taps whose label has several words, one of them in
+the instruction, are the named entries (in tasks such as settings.font, a button the task names whole). Printed per
+task: the episodes with such an entry, those whose thoughts name every one of them exactly, those that name each
+one's words before its price or number (`Hiro Muller`), and how many the model completed.
 """
 
 from __future__ import annotations
@@ -67,16 +67,16 @@ def main() -> None:
             entries = named_entries(labels, record["instruction"])
             if not entries:
                 continue
-            quoted = [m.group(1) for m in (_CLICK.search(s.get("model_text") or "") for s in record.get("steps") or []) if m]
+            thoughts = [s.get("model_text") or "" for s in record.get("steps") or []]
+            quoted = [m.group(1) for m in map(_CLICK.search, thoughts) if m]
             c = counts[record["id"].split("/")[0]]
             c["episodes"] += 1
             c["named exactly"] += all(e in quoted for e in entries)
             c["words before the value"] += all(any(q.startswith(_VALUE.sub("", e)) for q in quoted) for e in entries)
             c["completed"] += bool(record["verdict"]["success"])
         total: Counter[str] = sum(counts.values(), Counter())
-        print(f"{run}: {total['episodes']} of {len(records)} episodes tap a label of several words that shares a word with "
-              f"the task; "
-              f"named exactly in {total['named exactly']}, its words before the value in "
+        print(f"{run}: {total['episodes']} of {len(records)} episodes tap a label of several words that shares a word "
+              f"with the task; named exactly in {total['named exactly']}, its words before the value in "
               f"{total['words before the value']}, completed {total['completed']}")
         for task in sorted(counts):
             c = counts[task]
