@@ -21,11 +21,10 @@ from pathlib import Path
 
 from mobile_r1.env import expert_demos, make_backend
 from mobile_r1.env.sim.backend import episode_ref
-from mobile_r1.env.sim.episode import make_episode
 from mobile_r1.eval.runner import load_run
 from mobile_r1.tasks.spec import load_specs
+from restated_reading import sim_episode  # this folder's script: the episode a record's id names
 
-_EPISODE_ID = re.compile(r"^(?P<spec>[^/]+)/(?P<split>train|test)(?P<template>\d+)/s(?P<seed>\d+)$")
 _TAP = re.compile(r"^Tap '(.*)'$")
 _CLICK = re.compile(r'click "([^"]*)"')
 _WORD = re.compile(r"[A-Za-z]{4,}")
@@ -46,13 +45,8 @@ def main() -> None:
     backend = make_backend("sim", render=False, xml=False)
     for run in args.runs:
         meta, records = load_run(run)
-        refs = []
-        for record in records:
-            m = _EPISODE_ID.match(record["id"])
-            if m is None or m["spec"] not in specs:
-                raise SystemExit(f"{run}: episode {record['id']!r} is not a simulated-suite episode of a known spec")
-            episode = make_episode(specs[m["spec"]], m["split"], int(m["template"]), int(m["seed"]))
-            refs.append(episode_ref(episode, meta.get("suite"), m["split"]))
+        episodes = [sim_episode(run, record["id"], specs) for record in records]
+        refs = [episode_ref(episode, meta.get("suite"), episode.split) for episode in episodes]
         envs = [backend.open(ref) for ref in refs]
         try:
             demos = expert_demos(envs)

@@ -18,11 +18,19 @@ from collections import Counter
 from pathlib import Path
 
 from mobile_r1.eval.runner import load_run
-from mobile_r1.env.sim.episode import make_episode
-from mobile_r1.tasks.spec import fill, load_specs, template_pieces
+from mobile_r1.env.sim.episode import TaskEpisode, make_episode
+from mobile_r1.tasks.spec import TaskSpec, fill, load_specs, template_pieces
 
 CLASSES = ("exact", "right task, other values", "another task", "no task phrasing")
 _EPISODE_ID = re.compile(r"^(?P<spec>[^/]+)/(?P<split>train|test)(?P<template>\d+)/s(?P<seed>\d+)$")
+
+
+def sim_episode(run: Path, record_id: str, specs: dict[str, TaskSpec]) -> TaskEpisode:
+    """The simulated-suite episode an evaluation record names (`shop.buy/test1/s7`), drawn again from its spec."""
+    m = _EPISODE_ID.match(record_id)
+    if m is None or m["spec"] not in specs:
+        raise SystemExit(f"{run}: episode {record_id!r} is not a simulated-suite episode of a known spec")
+    return make_episode(specs[m["spec"]], m["split"], int(m["template"]), int(m["seed"]))
 
 
 def phrasing_pattern(template: str) -> re.Pattern[str]:
@@ -50,11 +58,8 @@ def main() -> None:
         counts: Counter[str] = Counter()
         completed: Counter[str] = Counter()
         for record in records:
-            m = _EPISODE_ID.match(record["id"])
-            if m is None or m["spec"] not in specs:
-                raise SystemExit(f"{run}: episode {record['id']!r} is not a simulated-suite episode of a known spec")
-            spec = specs[m["spec"]]
-            episode = make_episode(spec, m["split"], int(m["template"]), int(m["seed"]))
+            episode = sim_episode(run, record["id"], specs)
+            spec = episode.spec
             assert episode.instruction == record["instruction"], record["id"]
             restated = fill(spec.templates.train[0], episode.params)
             steps = record.get("steps") or [{}]
