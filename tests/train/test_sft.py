@@ -527,3 +527,43 @@ def test_a_step_whose_gradient_is_not_finite_is_skipped_and_the_run_goes_on(
     final = dict(load_policy(str(run / "final")).model.named_parameters())
     assert all(torch.isfinite(p).all() for p in final.values())
     assert not torch.equal(final["model.embed_tokens.weight"], after_2["model.embed_tokens.weight"])  # step 3 trained
+
+
+def test_target_words_names_a_list_entry_by_its_words_before_its_numbers(tmp_path: Path) -> None:
+    from mobile_r1.core.formats import load_episodes
+    from mobile_r1.env.demos import generate
+    from mobile_r1.train.data import target_words
+
+    assert target_words('"Dentist +1 555 884 3116" (336, 752)') == '"Dentist" (336, 752)'
+    assert target_words('"Zen Throw Pillow $141.60" focused (498, 1007)') == '"Zen Throw Pillow" focused (498, 1007)'
+    # nothing to cut: no digit, a label that starts with one, no label
+    for line in ('"Message" edit (250, 1356)', '"12:30 alarm" (10, 20)', "(44, 99)"):
+        assert target_words(line) == line
+
+    generate("nav-sim", "train", 18, tmp_path / "gen", screenshots=False)
+    generated = load_episodes(tmp_path / "gen" / "episodes.jsonl")
+    base = dict(dialect="compact", observation_mode="text", thought="restated")
+    line = step_examples(generated, PromptSettings(**base))
+    words = step_examples(generated, PromptSettings(**base, target_name="words"))
+    assert len(line) == len(words)
+    changed = 0
+    for a, b in zip(line, words):
+        # the prompt and the tool call stay; only the thought's name of the tapped entry loses its numbers
+        assert a.messages == b.messages and a.label == b.label
+        if a.target != b.target:
+            changed += 1
+            named = a.target.split("\n")[2].split(" ", 1)[1]  # `click "Dentist +1 555 884 3116" (336, 752)`
+            assert b.target == a.target.replace(named, target_words(named), 1)
+            assert not any(ch.isdigit() for ch in target_words(named).rsplit(" (", 1)[0])
+    assert changed > 0  # the contacts and products the expert taps carry numbers
+
+
+def test_target_name_setting_reaches_the_prompt_settings() -> None:
+    from mobile_r1.train.config import TrainConfig
+    from mobile_r1.train.data import prompt_settings
+
+    config = TrainConfig.model_validate({"data": {"dialect": "compact", "thought": "restated", "target_name": "words"}})
+    assert prompt_settings(config, None).target_name == "words"
+    assert prompt_settings(TrainConfig.model_validate({}), None).target_name == "line"
+    with pytest.raises(ValueError, match="target_name"):
+        TrainConfig.model_validate({"data": {"target_name": "digits"}})

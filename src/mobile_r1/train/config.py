@@ -59,6 +59,10 @@ class DataConfig(_Section):
         "expert", description="SFT thoughts: expert (as recorded), grounded (+ the target's screen line for point "
         "actions), brief (the one-line step description; point actions as their target's line), restated (`Task: "
         "<the task in its first train phrasing>`, then brief; generated data); compact dialect")
+    target_name: Literal["line", "words"] = Field(
+        "line", description="how brief and restated thoughts name a point action's target: line (as the screen lists "
+        "it, `click \"Dentist +1 555 884 3116\" (336, 752)`) or words (its label up to the first word with a digit, "
+        "`click \"Dentist\" (336, 752)`)")
     instruction_dropout: float = Field(
         0.0, ge=0.0, lt=1.0, description="stages 1-2: leave out each word of a training instruction's phrasing with "
         "this probability, never a parameter's value (generated data)")

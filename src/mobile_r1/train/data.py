@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 from collections import Counter
@@ -41,6 +42,9 @@ class PromptSettings:
     # as their target's screen line; "restated" writes the task in one fixed phrasing first, then the brief thought.
     # Grounding needs a dialect that lists elements with points (compact).
     thought: Literal["expert", "grounded", "brief", "restated"] = "expert"
+    # How brief and restated thoughts name a point action's target: "line" as the screen lists it, "words" by its
+    # label's words up to the first one with a digit (see `target_words`).
+    target_name: Literal["line", "words"] = "line"
 
 
 @dataclass
@@ -127,8 +131,34 @@ class ScreenshotWriter:
         return name
 
 
+_DIGIT_WORD = re.compile(r"\s*\S*\d")
+
+
+def target_words(line: str) -> str:
+    """A listed target's line with its label cut before the first word that holds a digit, marks and point kept:
+    `"Dentist +1 555 884 3116" (336, 752)` -> `"Dentist" (336, 752)`. A label that starts with a digit, and a line
+    with no quoted label, stay as they are.
+
+    A price, a phone number or a date in a list entry's label is a run of digit tokens that recurs, digit by digit,
+    in every other entry; a small model trained from scratch copies it wrongly, then taps where its wrong line would
+    be, while the words before it name the entry and the point is what the tool call needs.
+    """
+    if not line.startswith('"'):
+        return line
+    try:
+        label, end = json.JSONDecoder().raw_decode(line)
+    except ValueError:
+        return line
+    if not isinstance(label, str):
+        return line
+    cut = _DIGIT_WORD.search(label)
+    if cut is None or not label[:cut.start()].strip():
+        return line
+    return json.dumps(label[:cut.start()].strip(), ensure_ascii=False) + line[end:]
+
+
 def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str,
-                     restated: str | None = None) -> str:
+                     restated: str | None = None, target_name: str = "line") -> str:
     """The thought of one SFT target.
 
     expert    the recorded thought
@@ -139,12 +169,15 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
     restated  `Task: <restated>` on a first line, then the brief thought: the task in one fixed phrasing (the
               episode's `meta["restated"]`, which generated expert data carries), so that every step, not only the
               few the task decides, trains the model to read the task
+
+    `target_name` "words" names a brief or restated point action's target by `target_words`: `click "Dentist"
+    (336, 752)` for `click "Dentist +1 555 884 3116" (336, 752)`.
     """
     if style == "restated":
         if not restated:
             raise DataError("thought style 'restated' needs episodes whose meta has 'restated' (the task in one fixed "
                             "phrasing), as `mobile-r1 data generate` writes them")
-        return f"Task: {restated}\n{training_thought(dialect, step, label, model_frame, 'brief')}"
+        return f"Task: {restated}\n{training_thought(dialect, step, label, model_frame, 'brief', None, target_name)}"
     if style == "expert":
         return step.thought
     named = None
@@ -154,7 +187,7 @@ def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: F
         return f"{step.thought} Target: {named}".strip() if named else step.thought
     if style == "brief":
         if named:
-            return f"{label.type.value} {named}"
+            return f"{label.type.value} {target_words(named) if target_name == 'words' else named}"
         return step.description or step.thought
     raise ConfigError(f"unknown thought style {style!r}: expert, grounded, brief or restated")
 
@@ -216,7 +249,8 @@ def step_examples(episodes: list[Episode], settings: PromptSettings,
         if settings.observation_mode == "image":
             shown = dialect.image_observations(step.observation, ms.history, history_window=settings.history_window)
             images = [_load_image(o, settings, frames.frame(o.screen_size)) for o in shown]
-        thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"))
+        thought = training_thought(dialect, step, label, model, settings.thought, episode.meta.get("restated"),
+                                  settings.target_name)
         try:
             target = dialect.render(label, thought, step.description)
         except ActionError as exc:
@@ -340,6 +374,7 @@ def prompt_settings(config: TrainConfig, image_dir: str | None) -> PromptSetting
         max_pixels=d.max_pixels,
         image_dir=d.image_dir or image_dir,
         thought=d.thought,
+        target_name=d.target_name,
     )
 
 
