@@ -140,8 +140,8 @@ def target_words(line: str) -> str:
     with no quoted label, stay as they are.
 
     A price, a phone number or a date in a list entry's label is a run of digit tokens that recurs, digit by digit,
-    in every other entry; a small model trained from scratch copies it wrongly, then taps where its wrong line would
-    be, while the words before it name the entry and the point is what the tool call needs.
+    in every other entry, and the tap needs only the words before it and the point. For the small preset trained
+    from scratch it did not help: it named the wrong entry as often (docs/rl.md, row 18).
     """
     if not line.startswith('"'):
         return line
@@ -158,7 +158,7 @@ def target_words(line: str) -> str:
 
 
 def training_thought(dialect: Dialect, step: Step, label: Action, model_frame: Frame, style: str,
-                     restated: str | None = None, target_name: str = "line") -> str:
+                     restated: str | None = None, target_name: Literal["line", "words"] = "line") -> str:
     """The thought of one SFT target.
 
     expert    the recorded thought
