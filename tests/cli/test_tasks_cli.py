@@ -58,6 +58,29 @@ def test_data_generate_writes_records_screens_and_a11y(tmp_path: Path, capsys) -
     assert any(s.info.get("wrong") for ep in episodes for s in ep.steps)
 
 
+def test_data_generate_search_first_finds_named_entries_through_the_search_field(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = {}
+    for name, extra in (("plain", []), ("search", ["--search-first"])):
+        out = tmp_path / name
+        assert main(["data", "generate", "--suite", "nav-sim", "--episodes", "18", "--out", str(out),
+                     "--no-screenshots", *extra]) == 0
+        assert json.loads((out / "generation.json").read_text())["search_first"] is (name == "search")
+        runs[name] = {ep.id: ep for ep in load_episodes(out)}
+    assert runs["plain"].keys() == runs["search"].keys()
+    named = {"shop.": "product", "contacts.favorite": "contact"}
+    checked = 0
+    for eid, ep in runs["search"].items():
+        key = next((named[k] for k in named if eid.startswith(k)), None)
+        typed = [s.action.text.strip() for s in ep.steps if s.action.text and s.action.type.value == "type"]
+        plain = [s.action.text for s in runs["plain"][eid].steps if s.action.type.value == "type"]
+        if key is None:
+            continue
+        checked += 1
+        assert typed == [ep.meta["params"][key]] and not plain, eid  # typed into the search field, never browsed
+    assert checked >= 3
+    assert "wrote 18 episodes" in capsys.readouterr().out
+
+
 def test_errors_are_one_line_messages(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["sim", "check", "--suite", "nope"]) == 2
     captured = capsys.readouterr()

@@ -246,6 +246,19 @@ def test_skipped_stages_are_skipped_and_the_next_starts_from_the_last_run(tmp_pa
     assert not (tmp_path / "run" / "action-grpo").exists()
 
 
+def test_the_curriculums_expert_data_can_find_named_entries_by_search(tmp_path: Path, fake: FakeStages) -> None:
+    generate = {"suites": ["nav-sim"], "episodes": 18, "screenshots": False, "search_first": True}
+    config = load_config(write_config(tmp_path, curriculum__stages=["sft"], curriculum__generate=generate,
+                                      curriculum__eval_untrained=False))
+    curriculum.run_curriculum(config, output_dir=str(tmp_path / "run"), progress=False, log=lambda _: None)
+    data = tmp_path / "run" / "data" / "nav-sim"
+    assert json.loads((data / "generation.json").read_text())["search_first"] is True
+    shop = [json.loads(line) for line in (data / "episodes.jsonl").read_text().splitlines()
+            if line.startswith('{"id": "shop.')]
+    assert shop and all(any(step["action"].get("text", "").strip() == ep["meta"]["params"]["product"]
+                            for step in ep["steps"]) for ep in shop)
+
+
 def test_grpo_only_needs_no_data_and_resume_runs_only_what_is_left(tmp_path: Path, fake: FakeStages) -> None:
     config = load_config(write_config(tmp_path, curriculum__stages=["task-grpo"], curriculum__generate=None,
                                       curriculum__eval_untrained=False))

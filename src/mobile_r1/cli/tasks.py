@@ -108,6 +108,8 @@ def generate(
                                      help="Draw the screens (off: accessibility text only, much faster)."),
     specs: Optional[Path] = typer.Option(None, "--specs", help="A folder of your own task specs (YAML), added to the packaged ones."),
     specs_only: bool = typer.Option(False, "--specs-only", help="Use the --specs folder alone, without the packaged specs."),
+    search_first: bool = typer.Option(False, "--search-first", help="Find a list entry the task names through the "
+                                      "screen's search field (type it, tap it among the results), not by browsing."),
 ) -> None:
     """Write expert trajectories as Mobile-R1-style episodes with screenshots and accessibility text."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -122,7 +124,7 @@ def generate(
         job = bar.add_task(f"{suite} {split}", total=episodes)
         stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
                              progress=lambda _id: bar.advance(job), screenshots=screenshots,
-                             env_options=_specs_options(specs, specs_only))
+                             env_options=_specs_options(specs, specs_only), search_first=search_first)
     typer.echo(f"wrote {stats['written']} episodes ({stats['steps']} steps, {stats['self_corrections']} "
                   f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}")
 

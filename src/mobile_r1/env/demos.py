@@ -25,10 +25,12 @@ Progress = Callable[[str], None]
 
 def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int = 0, self_correct: float = 0.0,
              scale: float = 0.3, progress: Progress | None = None, keep_failed: bool = False,
-             screenshots: bool = True, env: str = "sim", env_options: dict[str, Any] | None = None) -> dict[str, Any]:
+             screenshots: bool = True, env: str = "sim", env_options: dict[str, Any] | None = None,
+             search_first: bool = False) -> dict[str, Any]:
     """Write expert demonstrations of a split; returns counts. `screenshots=False` draws no screens (much faster, for
     training on accessibility text only); `keep_failed` keeps demonstrations the judge failed too; `env_options` go to
-    the backend (the simulator's `specs` / `specs_only`: the user's task specs)."""
+    the backend (the simulator's `specs` / `specs_only`: the user's task specs); `search_first`: the expert finds a
+    list entry the task names through the screen's search field (see `TaskEnv.expert_demo`)."""
     if episodes < 1:
         raise ConfigError("--episodes must be at least 1")
     out = Path(out)
@@ -42,7 +44,8 @@ def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int =
         for ref in chosen:
             with backend.open(ref) as task_env:
                 task_env.require(Capability.EXPERT, "expert data generation")
-                demo = task_env.expert_demo(self_correct=self_correct, seed=seed, render=screenshots)
+                demo = task_env.expert_demo(self_correct=self_correct, seed=seed, render=screenshots,
+                                            search_first=search_first)
             if not demo.success:
                 failed += 1
                 if not keep_failed:
@@ -65,7 +68,8 @@ def generate(suite: str, split: str, episodes: int, out: str | Path, seed: int =
     stats = {"written": len(records), "failed": failed, "steps": sum(len(r.steps) for r in records),
              "self_corrections": sum(1 for r in records for s in r.steps if s.info.get("wrong")), "file": str(path)}
     (out / "generation.json").write_text(json.dumps({"suite": suite, "split": split, "seed": seed,
-                                                     "self_correct": self_correct, **stats}, indent=2))
+                                                     "self_correct": self_correct, "search_first": search_first,
+                                                     **stats}, indent=2))
     return stats
 
 

@@ -289,9 +289,10 @@ class RemoteTaskEnv(TaskEnv):
         return self._one(EnvCall(self, "judge"))  # type: ignore[no-any-return]
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
+                    render: bool = False, search_first: bool = False) -> Demonstration:
         self.require(Capability.EXPERT, "expert_demo()")
-        options = {"ask": ask, "self_correct": self_correct, "seed": seed, "render": render}
+        options = {"ask": ask, "self_correct": self_correct, "seed": seed, "render": render,
+                   "search_first": search_first}
         return self._one(EnvCall(self, "expert_demo", (), options))  # type: ignore[no-any-return]
 
     def fork(self) -> RemoteTaskEnv:

@@ -258,10 +258,11 @@ class TaskEnv(ABC):
         raise NotImplementedError  # a backend that declares FORK overrides this
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
+                    render: bool = False, search_first: bool = False) -> Demonstration:
         """(EXPERT) The expert's demonstration of this episode from its start, on a phone of its own (this one is
         not touched). `ask=False` plans as if the task needed no question; `self_correct` is the chance of one wrong
-        step and its recovery; `render` draws the screenshots into the record."""
+        step and its recovery; `render` draws the screenshots into the record; `search_first` finds a list entry the
+        task names through the screen's search field where there is one, rather than by browsing for it."""
         self.require(Capability.EXPERT, "expert_demo()")
         raise NotImplementedError  # a backend that declares EXPERT overrides this
 

@@ -346,8 +346,9 @@ class GatedTaskEnv(TaskEnv):
         return other
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
-        return self.inner.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render)
+                    render: bool = False, search_first: bool = False) -> Demonstration:
+        return self.inner.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render,
+                                      search_first=search_first)
 
 
 class GatedBackend(Backend):

@@ -258,6 +258,8 @@ class GenerateConfig(_Section):
     suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     episodes: int = Field(32, ge=1, description="expert episodes per suite")
     self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
+    search_first: bool = Field(False, description="the expert finds a list entry the task names through the screen's "
+                               "search field (type it, tap it among the results) rather than by browsing for it")
     seed: int = 0
     scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
     screenshots: bool = Field(True, description="draw the screens (off: accessibility text only, much faster)")

@@ -208,6 +208,8 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     gen = config.curriculum.generate
     assert gen is not None
     wanted = gen.model_dump(mode="json")
+    if not gen.search_first:  # as runs written before the setting existed recorded it: they resume without new data
+        del wanted["search_first"]
     if config.tasks.specs:
         wanted["tasks"] = config.tasks.model_dump(mode="json")
     done = state.data.get("data")
@@ -228,7 +230,7 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         running = {pool.submit(generate, suite, split, episodes, folder, seed=seed, scale=gen.scale,
                                self_correct=gen.self_correct if split == "train" else 0.0,
-                               screenshots=gen.screenshots, env_options=config.tasks.backend_options()): (suite, split, folder)
+                               search_first=gen.search_first, screenshots=gen.screenshots, env_options=config.tasks.backend_options()): (suite, split, folder)
                    for suite, split, episodes, seed, folder in jobs}
         for future in as_completed(running):
             suite, split, folder = running[future]

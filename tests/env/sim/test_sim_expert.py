@@ -84,3 +84,36 @@ def test_plan_state_copies_are_deep_where_the_search_may_change_them(episode) ->
     assert state.apps["notes"]["notes"] and len(state.apps["notes"]["unmarshallable"]) == 1
     other = next(k for k in state.apps if k != "notes" and not k.startswith("_") and k != "settings")
     assert copied.apps[other] is state.apps[other]  # apps the search does not touch are shared
+
+
+@pytest.mark.parametrize("task", ["shop.favorite", "contacts.favorite", "notes.pin"])
+def test_search_first_types_the_named_entry_into_the_search_field_and_taps_it_among_the_results(
+        episode, task: str) -> None:  # type: ignore[no-untyped-def]
+    found = {"shop.favorite": "product", "contacts.favorite": "contact", "notes.pin": "title"}[task]
+    browsed, searched = 0, 0
+    for seed in range(6):
+        ep = episode(task, seed=seed, split="train")
+        name = ep.params[found]
+        plain = Expert().run(ep)
+        first = Expert(search_first=True).run(ep)
+        assert plain.success and first.success, (ep.id, first.judgement.verdict.reason)
+        steps = first.episode.steps
+        typed = [i for i, s in enumerate(steps) if s.action.type is ActionType.TYPE]
+        assert typed and steps[typed[0]].action.text.strip() == name  # the entry's name, typed into the search field
+        field = steps[typed[0]].observation.elements
+        focused = [e for e in field if e.focused and e.editable]
+        assert focused and "search" in focused[0].label.lower()
+        picked = steps[typed[0] + 1:]
+        entry = next(s for s in picked if s.action.type in (ActionType.CLICK, ActionType.LONG_PRESS))
+        listed = [e for e in entry.observation.elements if e.text and name in e.text]
+        assert listed and point_in_box(entry.action.coordinate, entry.bbox)  # tapped among the results
+        searched += 1
+        browsed += not any(s.action.type is ActionType.TYPE for s in plain.episode.steps)
+    assert searched == 6 and browsed == 6  # without the setting the expert browses for the entry every time
+
+
+def test_search_first_leaves_tasks_without_a_search_field_as_they_were(episode) -> None:  # type: ignore[no-untyped-def]
+    for task in ("settings.font", "wallet.balance", "calendar.create"):
+        ep = episode(task, seed=5, split="train")
+        plain = [s.action for s in Expert().run(ep).episode.steps]
+        assert [s.action for s in Expert(search_first=True).run(ep).episode.steps] == plain

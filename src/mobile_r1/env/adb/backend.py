@@ -325,12 +325,13 @@ class AdbTaskEnv(TaskEnv):
             self._ime_before = None
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
+                    render: bool = False, search_first: bool = False) -> Demonstration:
         """(EXPERT, simulator episodes) The expert's demonstration on a local simulator for the same episode."""
         self.require(Capability.EXPERT, "expert_demo()")
         assert self.sim_ref is not None
         local = self.backend.sim_backend().open(self.sim_ref)
-        return local.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render)
+        return local.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render,
+                                 search_first=search_first)
 
     # ----- observing -----------------------------------------------------------------------------------------------------
     def _settle(self) -> None:

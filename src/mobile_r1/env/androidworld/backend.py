@@ -368,14 +368,14 @@ class AndroidWorldTaskEnv(TaskEnv):
             self.client.tear_down_task(self.task_type, self.task_idx)
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
+                    render: bool = False, search_first: bool = False) -> Demonstration:
         """(EXPERT, our suites' episodes on our simulated phone's server) The expert's demonstration, planned on a
         local simulated phone that performs each action as the server does through AndroidWorld's API."""
         self.require(Capability.EXPERT, "expert_demo()")
         from mobile_r1.env.androidworld.expert import demonstrate
 
         return demonstrate(self.episode, ask=ask, self_correct=self_correct, seed=seed, render=render,
-                           scale=self.backend.scale)
+                           scale=self.backend.scale, search_first=search_first)
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,

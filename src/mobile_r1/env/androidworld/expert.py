@@ -55,7 +55,7 @@ class OverAndroidWorld(TaskEpisode):
 
 
 def demonstrate(episode: EpisodeRef, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                render: bool = False, scale: float = 0.3) -> Demonstration:
+                render: bool = False, scale: float = 0.3, search_first: bool = False) -> Demonstration:
     """The expert's demonstration of one of our suites' episodes, as it plays through AndroidWorld's API."""
     from mobile_r1.env.sim.expert import Expert
 
@@ -64,7 +64,8 @@ def demonstrate(episode: EpisodeRef, *, ask: bool = True, self_correct: float = 
     spec = task.spec if ask else task.spec.model_copy(update={"inquiries": []})
     values = {f.name: getattr(task, f.name) for f in fields(TaskEpisode)}
     values["spec"] = spec
-    run = Expert(seed=seed, self_correct=self_correct, render=render, scale=scale).run(OverAndroidWorld(**values))
+    run = Expert(seed=seed, self_correct=self_correct, render=render, scale=scale,
+                 search_first=search_first).run(OverAndroidWorld(**values))
     return Demonstration(run.episode, run.judgement.verdict, run.stuck)
 
 

@@ -153,7 +153,7 @@ class SimTaskEnv(TaskEnv):
         return other
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False) -> Demonstration:
+                    render: bool = False, search_first: bool = False) -> Demonstration:
         from mobile_r1.env.sim.expert import Expert
 
         episode = self.task
@@ -161,7 +161,8 @@ class SimTaskEnv(TaskEnv):
             spec = episode.spec.model_copy(update={"inquiries": []})
             episode = TaskEpisode(spec, episode.split, episode.template, episode.seed, dict(episode.params),
                                   episode.instruction)
-        run = Expert(seed=seed, self_correct=self_correct, render=render, scale=self.backend.scale).run(episode)
+        run = Expert(seed=seed, self_correct=self_correct, render=render, scale=self.backend.scale,
+                     search_first=search_first).run(episode)
         return Demonstration(run.episode, run.judgement.verdict, run.stuck)
 
 

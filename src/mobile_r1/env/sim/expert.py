@@ -6,7 +6,9 @@ parameter values into a focused input, Back, waiting out a spinner and opening t
 matches the milestone's hints or a parameter value are tried first. The found path is replayed on the real env,
 with a `call_user` just before the step that would cause a guarded effect (or at the start for a vague intent, or on
 the screen an inquiry names); after a decline it stops. Every step becomes a `Step` with thought, description,
-action and target bbox. With `self_correct` > 0 it sometimes takes a wrong tap first and then recovers.
+action and target bbox. With `self_correct` > 0 it sometimes takes a wrong tap first and then recovers. With
+`search_first` it finds a list entry the task names through the screen's search field when it has one (type the name,
+then tap the entry among the results) rather than by browsing the list or a category for it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, Inquiry, fill
 
 SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/", "com.sim.launcher:id/")  # apps open by name
+# With `search_first`: the extra cost of tapping an entry named by a task value on a screen with a search field before
+# that value is typed. Typing it there takes three or four moves more than browsing (tap the field, type, wait for the
+# results), and 4.0 makes the search path the cheaper one in every simulated app that has a search field.
+SEARCH_DETOUR = 4.0
 
 
 @dataclass(slots=True)
@@ -98,8 +104,18 @@ def _relevant(label: str, hints: list[str]) -> bool:
     return False
 
 
-def candidate_moves(phone: Phone, values: list[str], hints: list[str], apps: list[str]) -> list[Move]:
-    """Every move worth trying on the current screen, cheapest (most relevant) first."""
+def _has_search(elements: list[UIElement], labels: dict[int, str]) -> bool:
+    return any((e.clickable or e.editable) and ("search" in labels.get(e.id, "").lower()
+                                                or "search" in e.resource_id.lower()) for e in elements)
+
+
+def candidate_moves(phone: Phone, values: list[str], hints: list[str], apps: list[str],
+                    search_first: bool = False) -> list[Move]:
+    """Every move worth trying on the current screen, cheapest (most relevant) first.
+
+    `search_first`: on a screen with a search field, a tap on an entry whose label holds a task value costs
+    `SEARCH_DETOUR` more until that value is typed into a field of the screen, and the search field counts as relevant.
+    """
     elements = phone.elements()
     labels = _labels(elements)
     moves: list[Move] = []
@@ -137,8 +153,26 @@ def candidate_moves(phone: Phone, values: list[str], hints: list[str], apps: lis
     for app in apps:
         if phone.foreground is None or phone.apps[phone.foreground].name.lower() != app.lower():
             moves.append(Move(Action.open(app), app, "open", None, 1.0))
+    if search_first and _has_search(elements, labels):
+        _prefer_search(moves, phone, values)
     moves.sort(key=lambda m: m.cost)
     return moves
+
+
+def _prefer_search(moves: list[Move], phone: Phone, values: list[str]) -> None:
+    frame = phone.top_frame() or {}
+    typed = {str(t).strip().lower() for t in frame.get("fields", {}).values()}
+    typed.add(str(frame.get("params", {}).get("query", "")).strip().lower())
+    named = [v.lower() for v in values if len(v.strip()) >= 3]
+    for m in moves:
+        if m.kind not in ("tap", "long_press"):
+            continue
+        label = m.label.lower()
+        held = [v for v in named if v in label]
+        if held and not any(v in typed for v in held):
+            m.cost += SEARCH_DETOUR
+        elif "search" in label or (m.element is not None and "search" in m.element.resource_id.lower()):
+            m.cost = min(m.cost, 1.0)
 
 
 def _key(phone: Phone) -> str:
@@ -180,11 +214,12 @@ def copy_state(state: Any, keys: set[str] | None) -> Any:
 
 def search(phone: Phone, goal: Callable[[Phone], bool], values: list[str], hints: list[str], apps: list[str],
            allowed_effects: set[str], budget: int = 400, max_depth: int = 12,
-           keys: set[str] | None = None) -> list[PlanStep] | None:
+           keys: set[str] | None = None, search_first: bool = False) -> list[PlanStep] | None:
     """Best-first search from the phone's current state to one where `goal(phone)` holds; leaves the phone as it was.
 
     Returns the moves (empty when the goal already holds) or None within `budget` expansions. Moves causing an
     effect outside `allowed_effects` are never taken. `keys`: the app keys the search may change (see `copy_state`).
+    `search_first`: see `candidate_moves`.
     """
 
     class _Phone:
@@ -204,7 +239,7 @@ def search(phone: Phone, goal: Callable[[Phone], bool], values: list[str], hints
     counter = itertools.count()
     heap: list[tuple[float, int, Any, list[PlanStep], Move]] = []
     seen = {_key(phone)}
-    for m in candidate_moves(phone, values, hints, apps):
+    for m in candidate_moves(phone, values, hints, apps, search_first):
         heapq.heappush(heap, (m.cost, next(counter), start, [], m))
     pops = 0
     while heap and pops < budget:
@@ -230,7 +265,7 @@ def search(phone: Phone, goal: Callable[[Phone], bool], values: list[str], hints
         if len(new_path) >= max_depth:
             continue
         child = store.snapshot()
-        for m in candidate_moves(phone, values, hints, apps):
+        for m in candidate_moves(phone, values, hints, apps, search_first):
             heapq.heappush(heap, (prio + m.cost, next(counter), child, new_path, m))
     store.restore(start)
     return None
@@ -271,9 +306,10 @@ class Expert:
     """Solves task episodes by search; see the module docstring. `run(episode)` returns an `ExpertRun`."""
 
     def __init__(self, budget: int = 1500, self_correct: float = 0.0, render: bool = False, scale: float = 0.3,
-                 seed: int = 0) -> None:
+                 seed: int = 0, search_first: bool = False) -> None:
         self.budget = budget
         self.self_correct = self_correct
+        self.search_first = search_first
         self.render = render
         self.scale = scale
         self.seed = seed
@@ -371,7 +407,7 @@ class Expert:
                 allowed = {c.effect for c in spec.plan if c.kind == "effect"} | {
                     i.effect for i in spec.inquiries if i.effect} | {"permission"}
                 path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget,  # type: ignore[arg-type]
-                              keys=keys)
+                              keys=keys, search_first=self.search_first)
                 if path is None and env.phone.activity() != "launcher" and guard < 4:
                     emit(Action.back(), f"I am on {_screen_name(env.phone)}. I see no way to my goal from here, so "
                          "I go back and look again.", "Go back", recovery=True)
