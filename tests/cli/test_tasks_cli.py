@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mobile_r1.cli.main import main
@@ -79,6 +80,56 @@ def test_data_generate_search_first_finds_named_entries_through_the_search_field
         assert typed == [ep.meta["params"][key]] and not plain, eid  # typed into the search field, never browsed
     assert checked >= 3
     assert "wrote 18 episodes" in capsys.readouterr().out
+
+
+def inside(box: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]
+
+
+def test_data_swap_names_makes_up_every_pool_name_consistently_within_a_copy(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from mobile_r1.env.sim.swap import pool_words
+
+    source = tmp_path / "expert"
+    assert main(["data", "generate", "--suite", "nav-sim", "--episodes", "18", "--out", str(source), "--no-screenshots",
+                 "--search-first"]) == 0
+    originals = {ep.id: ep for ep in load_episodes(source)}
+    out = tmp_path / "swapped"
+    assert main(["data", "swap-names", str(source), "--out", str(out), "--tasks", "shop.,contacts.favorite",
+                 "--copies", "2"]) == 0
+    matched = [i for i in originals if i.startswith(("shop.", "contacts.favorite"))]
+    assert f"wrote {2 * len(matched)} swapped copies of {len(matched)} of the 18 episodes" in capsys.readouterr().out
+    copies = load_episodes(out)
+    assert [c.id for c in copies] == [f"{i}/swap{k}" for i in matched for k in (0, 1)]
+    pool = re.compile(r"\b(" + "|".join(map(re.escape, pool_words())) + r")\b")
+    text = (out / "episodes.jsonl").read_text(encoding="utf-8")
+    assert not pool.search(text)  # no name of the simulator's pools is left anywhere
+    names = {}
+    for copy in copies:
+        original = originals[copy.id.rsplit("/", 1)[0]]
+        key = "product" if copy.id.startswith("shop.") else "contact"
+        name, old = copy.meta["params"][key], original.meta["params"][key]
+        assert name != old and name in copy.instruction and name in copy.meta["restated"]
+        assert [s.action.type for s in copy.steps] == [s.action.type for s in original.steps]
+        typed = [s.action.text.strip() for s in copy.steps if s.action.text and s.action.type.value == "type"]
+        assert typed[0] == name  # the name typed into the search field is the copy's own
+        tap = next(s for s in copy.steps[2:] if s.action.type.value == "click" and s.bbox is not None
+                   and any(name in e.label for e in s.observation.elements if inside(e.bounds, s.bbox)))
+        assert tap.action.coordinate == original.steps[copy.steps.index(tap)].action.coordinate
+        names.setdefault(original.id, []).append(name)
+    assert all(len(set(pair)) == 2 for pair in names.values())  # each copy has its own names
+    again = tmp_path / "again"
+    assert main(["data", "swap-names", str(source), "--out", str(again), "--tasks", "shop.,contacts.favorite"]) == 0
+    assert (again / "episodes.jsonl").read_bytes() == (out / "episodes.jsonl").read_bytes()  # the seed reproduces it
+
+    lines = (source / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    shot = json.loads(lines[0])
+    shot["steps"][0]["observation"]["screenshot_path"] = "x.png"
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "episodes.jsonl").write_text(json.dumps(shot) + "\n", encoding="utf-8")
+    assert main(["data", "swap-names", str(tmp_path / "shots"), "--out", str(tmp_path / "x")]) == 2
+    assert "has screenshots" in capsys.readouterr().err
+    assert main(["data", "swap-names", str(source), "--out", str(tmp_path / "y"), "--tasks", "nope."]) == 2
+    assert "no episode of" in capsys.readouterr().err and not (tmp_path / "y").exists()
 
 
 def test_errors_are_one_line_messages(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

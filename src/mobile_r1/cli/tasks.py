@@ -129,6 +129,24 @@ def generate(
                   f"self-corrections, {stats['failed']} unsolved left out) to {stats['file']}")
 
 
+@data_app.command("swap-names")
+def swap_names(
+    source: Path = typer.Argument(..., help="An episode store of simulator expert data (data generate --no-screenshots)."),
+    out: Path = typer.Option(..., "--out", help="The store to write the swapped copies to."),
+    copies: int = typer.Option(2, "--copies", help="Swapped copies of each episode, each with its own made-up names."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task id prefixes (shop.,contacts.); "
+                                        "default: every episode."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the made-up names."),
+) -> None:
+    """Copies of expert episodes with the simulator's people, contact labels and shop brands replaced by made-up words."""
+    from mobile_r1.env.sim.swap import swap_names as run_swap
+
+    prefixes = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+    stats = run_swap(source, out, copies=copies, tasks=prefixes, seed=seed)
+    typer.echo(f"wrote {stats['written']} swapped copies of {stats['matched']} of the {stats['episodes']} episodes "
+               f"to {out}")
+
+
 def _specs_options(specs: Path | None, specs_only: bool) -> dict[str, object]:
     """The simulator backend's options for `--specs` / `--specs-only`."""
     from mobile_r1.core.errors import ConfigError

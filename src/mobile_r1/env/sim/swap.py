@@ -1,0 +1,88 @@
+"""Copies of simulator expert episodes with its names made up: `mobile-r1 data swap-names`.
+
+The simulated apps draw people, contact labels and shop brands from small fixed pools (`phone.FIRST`, `shop.BRANDS`,
+...), so a model trained on their episodes can write a name it saw often instead of the one the task gives ("Maya
+Brown" for "Star Noah Patel in Contacts"). A swapped copy replaces every word of those pools, wherever it appears in
+the episode (instruction, restated task, thoughts, typed text, answers, every screen's elements), by a made-up word,
+one mapping per copy: the task and the screens stay consistent with each other, and the only way to the right entry is
+to copy the name the task gives. Only text changes: bounds, points and actions stay, so a store with screenshots (which
+would still show the old names) is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.formats.native import episodes_file, load_episodes
+from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
+from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
+from mobile_r1.sim.apps.shop import BRANDS
+
+CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
+
+
+def pool_words() -> list[str]:
+    """The words a swapped copy replaces: people's first and last names, contact labels, chat names, shop brands."""
+    words = set(FIRST) | set(LAST) | set(LABELS) | set(BRANDS) | {w for name in CHAT_NAMES for w in name.split()}
+    return sorted(words, key=lambda w: (-len(w), w))  # longest first, so that no word is cut by a shorter one
+
+
+def swap_names(source: str | Path, out: str | Path, copies: int = 2, tasks: list[str] | None = None,
+               seed: int = 0) -> dict[str, int]:
+    """Write `copies` swapped copies of each episode of `source` whose id starts with one of `tasks` (all when None)
+    to the store `out`; returns {"episodes": read, "matched": ..., "written": ...}.
+
+    Made-up words are two or three consonant-vowel syllables ("Vobi Novini"), drawn from one generator seeded with
+    `seed` in the store's order, so the same command writes the same copies. A copy's id is the episode's with
+    `/swap<k>` appended.
+    """
+    if copies < 1:
+        raise ConfigError(f"--copies must be at least 1, got {copies}")
+    src, target = episodes_file(source), episodes_file(out)
+    if not src.is_file():
+        raise ConfigError(f"no episode store at {source} (expected {src})")
+    if target.resolve() == src.resolve():
+        raise ConfigError("--out must be another store than the source")
+    lines = [line for line in src.read_text(encoding="utf-8").splitlines() if line.strip()]
+    prefixes = tuple(tasks or ())
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return "".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(rng.choice((2, 2, 3)))).capitalize()
+
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, pool_words())) + r")\b")
+    written: list[str] = []
+    matched = 0
+    for line in lines:
+        record = json.loads(line)
+        if prefixes and not str(record["id"]).startswith(prefixes):
+            continue
+        if any(step.get("observation", {}).get("screenshot_path") for step in record.get("steps", [])):
+            raise ConfigError(f"episode {record['id']} has screenshots, which would still show the old names; "
+                              "swap the names of a store written without them (data generate --no-screenshots)")
+        matched += 1
+        for k in range(copies):
+            mapping: dict[str, str] = {}
+
+            def made_up(match: re.Match[str]) -> str:
+                fresh = word()  # drawn at every match, a name already mapped included: the generator's stream is
+                return mapping.setdefault(match.group(1), fresh)  # part of what a seed reproduces
+
+            copy = json.loads(pattern.sub(made_up, line))
+            copy["id"] = f"{record['id']}/swap{k}"
+            written.append(json.dumps(copy))
+    if not matched:
+        raise ConfigError(f"no episode of {source} matches --tasks {', '.join(prefixes)}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text("".join(text + "\n" for text in written), encoding="utf-8")
+    partial.replace(target)
+    load_episodes(target, images=False)  # the copies read back as episodes
+    return {"episodes": len(lines), "matched": matched, "written": len(written)}
+
+
+__all__ = ["pool_words", "swap_names"]
