@@ -3,7 +3,8 @@
 A run folder's JSON records (an evaluation's `run.json` and `metrics.json`, the curriculum's `curriculum.json`, stage
 2's `solved_steps.json`, an export's `dataset_info.json`) are read back by a resumed run or another tool, so a crash
 or a kill while one is written must leave the previous version, never half a file: each is written to a temporary
-file beside it (named for the writing process) and renamed over it, which is atomic on POSIX file systems.
+file beside it (named for the writing process) and renamed over it, which is atomic on POSIX file systems. The swapped
+copies of `mobile-r1 data swap-names` are written the same way (`write_text`).
 """
 
 from __future__ import annotations
@@ -14,14 +15,19 @@ from pathlib import Path
 from typing import Any
 
 
-def write_json(path: Path, data: Any, indent: int = 2) -> None:
-    """Write `data` as UTF-8 JSON (non-ASCII kept as is, a final newline) to `path`, whole or not at all."""
+def write_text(path: Path, text: str) -> None:
+    """Write `text` as UTF-8 to `path`, whole or not at all."""
     tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=indent) + "\n", encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-__all__ = ["write_json"]
+def write_json(path: Path, data: Any, indent: int = 2) -> None:
+    """Write `data` as UTF-8 JSON (non-ASCII kept as is, a final newline) to `path`, whole or not at all."""
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=indent) + "\n")
+
+
+__all__ = ["write_json", "write_text"]

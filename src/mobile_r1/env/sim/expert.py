@@ -104,9 +104,12 @@ def _relevant(label: str, hints: list[str]) -> bool:
     return False
 
 
+def _names_search(label: str, element: UIElement | None) -> bool:
+    return "search" in label.lower() or (element is not None and "search" in element.resource_id.lower())
+
+
 def _has_search(elements: list[UIElement], labels: dict[int, str]) -> bool:
-    return any((e.clickable or e.editable) and ("search" in labels.get(e.id, "").lower()
-                                                or "search" in e.resource_id.lower()) for e in elements)
+    return any((e.clickable or e.editable) and _names_search(labels.get(e.id, ""), e) for e in elements)
 
 
 def candidate_moves(phone: Phone, values: list[str], hints: list[str], apps: list[str],
@@ -171,7 +174,7 @@ def _prefer_search(moves: list[Move], phone: Phone, values: list[str]) -> None:
         held = [v for v in named if v in label]
         if held and not any(v in typed for v in held):
             m.cost += SEARCH_DETOUR
-        elif "search" in label or (m.element is not None and "search" in m.element.resource_id.lower()):
+        elif _names_search(label, m.element):
             m.cost = min(m.cost, 1.0)
 
 

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.files import write_text
 from mobile_r1.core.formats.native import episodes_file, load_episodes
 from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
 from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
@@ -78,9 +79,7 @@ def swap_names(source: str | Path, out: str | Path, copies: int = 2, tasks: list
     if not matched:
         raise ConfigError(f"no episode of {source} matches --tasks {', '.join(prefixes)}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.write_text("".join(text + "\n" for text in written), encoding="utf-8")
-    partial.replace(target)
+    write_text(target, "".join(text + "\n" for text in written))
     load_episodes(target, images=False)  # the copies read back as episodes
     return {"episodes": len(lines), "matched": matched, "written": len(written)}
 
