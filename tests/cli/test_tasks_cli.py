@@ -6,8 +6,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from mobile_r1.cli.main import main
+from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.formats.native import load_episodes
+from mobile_r1.env import make_backend
+from mobile_r1.env.swap import swap_names
+from tests import toy_phone
 
 
 def test_sim_tasks_lists_tasks_with_categories(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -87,8 +93,6 @@ def inside(box: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> 
 
 
 def test_data_swap_names_makes_up_every_pool_name_consistently_within_a_copy(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from mobile_r1.env.sim.swap import pool_words
-
     source = tmp_path / "expert"
     assert main(["data", "generate", "--suite", "nav-sim", "--episodes", "18", "--out", str(source), "--no-screenshots",
                  "--search-first"]) == 0
@@ -100,7 +104,7 @@ def test_data_swap_names_makes_up_every_pool_name_consistently_within_a_copy(tmp
     assert f"wrote {2 * len(matched)} swapped copies of {len(matched)} of the 18 episodes" in capsys.readouterr().out
     copies = load_episodes(out)
     assert [c.id for c in copies] == [f"{i}/swap{k}" for i in matched for k in (0, 1)]
-    pool = re.compile(r"\b(" + "|".join(map(re.escape, pool_words())) + r")\b")
+    pool = re.compile(r"\b(" + "|".join(map(re.escape, make_backend("sim").name_pool())) + r")\b")
     text = (out / "episodes.jsonl").read_text(encoding="utf-8")
     assert not pool.search(text)  # no name of the simulator's pools is left anywhere
     names = {}
@@ -130,6 +134,9 @@ def test_data_swap_names_makes_up_every_pool_name_consistently_within_a_copy(tmp
     assert "has screenshots" in capsys.readouterr().err
     assert main(["data", "swap-names", str(source), "--out", str(tmp_path / "y"), "--tasks", "nope."]) == 2
     assert "no episode of" in capsys.readouterr().err and not (tmp_path / "y").exists()
+    toy_phone.register()  # a backend whose entries come from no fixed pool of names has nothing to swap
+    with pytest.raises(ConfigError, match="no fixed pool of names"):
+        swap_names(source, tmp_path / "z", env="toy")
 
 
 def test_errors_are_one_line_messages(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ import yaml
 
 from mobile_r1.cli.main import main
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.env import make_backend
 from mobile_r1.train import curriculum
 from mobile_r1.train.config import load_config
 
@@ -216,9 +217,11 @@ class FakeStages:
     def __init__(self) -> None:
         self.trained: list[tuple[str, str]] = []
         self.scored: list[str] = []
+        self.data: list[list[str]] = []  # each stage's data.train
 
     def run_stage(self, config: Any, stage: str, model: str, run_dir: Path, resume: bool, progress: bool) -> str:
         self.trained.append((stage, model))
+        self.data.append(list(config.data.train))
         final = run_dir / stage / "final"
         final.mkdir(parents=True)
         return str(final)
@@ -257,6 +260,45 @@ def test_the_curriculums_expert_data_can_find_named_entries_by_search(tmp_path: 
             if line.startswith('{"id": "shop.')]
     assert shop and all(any(step["action"].get("text", "").strip() == ep["meta"]["params"]["product"]
                             for step in ep["steps"]) for ep in shop)
+
+
+def test_the_curriculum_also_trains_on_copies_of_its_expert_data_with_the_names_made_up(tmp_path: Path,
+                                                                                        fake: FakeStages) -> None:
+    generate = {"suites": ["inquire-sim", "nav-sim"], "episodes": 18, "screenshots": False,
+                "swap_names": {"suites": ["nav-sim"], "tasks": ["shop.", "contacts."], "copies": 2}}
+    config = load_config(write_config(tmp_path, curriculum__stages=["sft"], curriculum__generate=generate,
+                                      curriculum__eval_untrained=False))
+    out = tmp_path / "run"
+    curriculum.run_curriculum(config, output_dir=str(out), progress=False, log=lambda _: None)
+    data = out / "data"
+    swapped = data / "nav-sim-swapped" / "episodes.jsonl"
+    assert fake.data == [[str(data / "inquire-sim"), str(data / "nav-sim"), str(data / "nav-sim-swapped")]]
+    source = [json.loads(line) for line in (data / "nav-sim" / "episodes.jsonl").read_text().splitlines()]
+    named = [ep for ep in source if ep["id"].startswith(("shop.", "contacts."))]
+    copies = [json.loads(line) for line in swapped.read_text().splitlines()]
+    assert named and [c["id"] for c in copies] == [f"{ep['id']}/swap{k}" for ep in named for k in (0, 1)]
+    pool = re.compile(r"\b(" + "|".join(make_backend("sim").name_pool()) + r")\b")
+    assert all(pool.search(json.dumps(ep)) for ep in named)  # each shows people, labels or brands ...
+    assert not any(pool.search(json.dumps(c)) for c in copies)  # ... and no copy keeps one
+    # resumed with the same settings, the data is kept; another copy count writes it again
+    stamp = swapped.stat().st_mtime_ns
+    curriculum.run_curriculum(config, output_dir=str(out), resume=True, progress=False, log=lambda _: None)
+    assert swapped.stat().st_mtime_ns == stamp
+    more = config.model_copy(deep=True)
+    assert more.curriculum.generate is not None and more.curriculum.generate.swap_names is not None
+    more.curriculum.generate.swap_names.copies = 1
+    curriculum.run_curriculum(more, output_dir=str(out), resume=True, progress=False, log=lambda _: None)
+    assert len(swapped.read_text().splitlines()) == len(named)
+
+
+@pytest.mark.parametrize("generate, message", [
+    ({"screenshots": True, "swap_names": {}}, "screenshots: false"),
+    ({"screenshots": False, "suites": ["inquire-sim"], "swap_names": {"suites": ["nav-sim"]}}, "not among"),
+])
+def test_swapped_copies_need_text_only_data_of_a_generated_suite(tmp_path: Path, generate: dict[str, Any],
+                                                                 message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write_config(tmp_path, curriculum__generate=generate))
 
 
 def test_grpo_only_needs_no_data_and_resume_runs_only_what_is_left(tmp_path: Path, fake: FakeStages) -> None:

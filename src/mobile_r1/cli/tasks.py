@@ -139,7 +139,7 @@ def swap_names(
     seed: int = typer.Option(0, "--seed", help="Seed of the made-up names."),
 ) -> None:
     """Copies of expert episodes with the simulator's people, contact labels and shop brands replaced by made-up words."""
-    from mobile_r1.env.sim.swap import swap_names as run_swap
+    from mobile_r1.env.swap import swap_names as run_swap
 
     prefixes = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     stats = run_swap(source, out, copies=copies, tasks=prefixes, seed=seed)

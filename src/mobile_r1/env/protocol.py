@@ -376,6 +376,12 @@ class Backend(ABC):
     def close(self) -> None:
         """Release what the backend holds (connections, servers)."""
 
+    def name_pool(self) -> list[str]:
+        """The proper names its apps draw their entries from (people, contact labels, brands), longest first, for
+        copies of its episodes with those names made up (`mobile-r1 data swap-names`); empty where entries come from
+        no fixed pool (a real phone)."""
+        return []
+
     def remote_workers(self) -> int:
         """How many worker processes of its own step this backend's phones (0: they run in the caller's process). A
         caller with such a backend keeps at least that many episodes in flight and steps them together

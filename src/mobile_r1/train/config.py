@@ -252,6 +252,19 @@ class RunConfig(_Section):
         return ["tensorboard"] if self.tensorboard else []
 
 
+class SwapNamesConfig(_Section):
+    """Copies of the expert data with the simulator's names made up (`mobile-r1 data swap-names`), trained beside it:
+    a model that has seen the same few names everywhere types one of them instead of the task's; in a copy the only
+    way to the right entry is to copy the name the task gives."""
+
+    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["nav-sim"],
+                                                            description="the suites whose train split is copied")
+    tasks: list[str] = Field(default_factory=lambda: ["shop.", "contacts.", "chat."],
+                             description="task id prefixes of the episodes copied")
+    copies: int = Field(2, ge=1, description="swapped copies of each episode, each with its own made-up names")
+    seed: int = 0
+
+
 class GenerateConfig(_Section):
     """Expert training data the curriculum writes first (`mobile-r1 data generate` on each suite's train split)."""
 
@@ -260,11 +273,23 @@ class GenerateConfig(_Section):
     self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
     search_first: bool = Field(False, description="the expert finds a list entry the task names through the screen's "
                                "search field (type it, tap it among the results) rather than by browsing for it")
+    swap_names: SwapNamesConfig | None = Field(None, description="also train on copies of the train split with the "
+                                               "simulator's names made up (needs screenshots: false)")
     seed: int = 0
     scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
     screenshots: bool = Field(True, description="draw the screens (off: accessibility text only, much faster)")
     eval_episodes: int = Field(0, ge=0, description="also write this many expert episodes per suite of the held-out "
                                "split (another seed than the scored ones) as data.eval: labelled steps the stages score")
+
+    @model_validator(mode="after")
+    def _swap(self) -> "GenerateConfig":
+        if self.swap_names is not None:
+            if self.screenshots:
+                raise ValueError("swap_names needs screenshots: false (a screenshot would still show the old names)")
+            missing = [s for s in self.swap_names.suites if s not in self.suites]
+            if missing:
+                raise ValueError(f"swap_names.suites {missing} are not among the generated suites {self.suites}")
+        return self
 
 
 class TasksConfig(_Section):

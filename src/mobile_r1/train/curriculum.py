@@ -208,8 +208,9 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     gen = config.curriculum.generate
     assert gen is not None
     wanted = gen.model_dump(mode="json")
-    if not gen.search_first:  # as runs written before the setting existed recorded it: they resume without new data
-        del wanted["search_first"]
+    for key in ("search_first", "swap_names"):  # runs written before these settings existed resume without new data
+        if not wanted[key]:
+            del wanted[key]
     if config.tasks.specs:
         wanted["tasks"] = config.tasks.model_dump(mode="json")
     done = state.data.get("data")
@@ -218,12 +219,15 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
         split = config.curriculum.eval_split
         jobs += [(suite, split, gen.eval_episodes, gen.seed + 1, run_dir / "data" / f"{suite}-{split}")
                  for suite in gen.suites]
-    train = [str(job[-1]) for job in jobs if job[1] == "train"]
+    swap = gen.swap_names
+    swapped = [(run_dir / "data" / suite, run_dir / "data" / f"{suite}-swapped") for suite in (swap.suites if swap else [])]
+    train = [str(job[-1]) for job in jobs if job[1] == "train"] + [str(out) for _, out in swapped]
     held = [str(job[-1]) for job in jobs if job[1] != "train"]
-    if done and done.get("settings") == wanted and all(Path(job[-1], "episodes.jsonl").exists() for job in jobs):
+    folders = [job[-1] for job in jobs] + [out for _, out in swapped]
+    if done and done.get("settings") == wanted and all(Path(folder, "episodes.jsonl").exists() for folder in folders):
         return train, held
     started = time.perf_counter()
-    for _, _, _, _, folder in jobs:
+    for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
     # One process per job (the expert is pure Python): suites are written side by side on several cores.
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
@@ -236,6 +240,12 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
             suite, split, folder = running[future]
             stats = future.result()
             log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/{split} -> {folder}")
+    if swap is not None:
+        from mobile_r1.env.swap import swap_names
+
+        for source, out in swapped:
+            stats = swap_names(source, out, copies=swap.copies, tasks=swap.tasks, seed=swap.seed)
+            log(f"data: {stats['written']} copies with made-up names of {stats['matched']} episodes of {source} -> {out}")
     state.data["data"] = {"settings": wanted, "folders": train, "heldout": held}
     state.time("data", time.perf_counter() - started)
     return train, held

@@ -24,6 +24,9 @@ from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes,
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.env.sim.phone_env import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
+from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
+from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
+from mobile_r1.sim.apps.shop import BRANDS
 from mobile_r1.tasks.spec import TaskSpec, load_task_specs
 from mobile_r1.tasks.suites import SPLITS, SUITES
 
@@ -60,6 +63,12 @@ class SimBackend(Backend):
         self.render, self.scale, self.xml = render, scale, xml
         self.specs_dir, self.specs_only = specs, specs_only
         self._specs: dict[str, TaskSpec] | None = None
+
+    def name_pool(self) -> list[str]:
+        """People's first and last names, contact labels, chat names and shop brands: the simulated apps' small fixed
+        pools, which a model trained on their episodes sees everywhere."""
+        words = set(FIRST) | set(LAST) | set(LABELS) | set(BRANDS) | {w for name in CHAT_NAMES for w in name.split()}
+        return sorted(words, key=lambda w: (-len(w), w))  # longest first, so that no word is cut by a shorter one
 
     def specs(self) -> dict[str, TaskSpec]:
         if self._specs is None:

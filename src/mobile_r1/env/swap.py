@@ -1,12 +1,12 @@
-"""Copies of simulator expert episodes with its names made up: `mobile-r1 data swap-names`.
+"""Copies of expert episodes with a backend's names made up: `mobile-r1 data swap-names`.
 
-The simulated apps draw people, contact labels and shop brands from small fixed pools (`phone.FIRST`, `shop.BRANDS`,
-...), so a model trained on their episodes can write a name it saw often instead of the one the task gives ("Maya
-Brown" for "Star Noah Patel in Contacts"). A swapped copy replaces every word of those pools, wherever it appears in
-the episode (instruction, restated task, thoughts, typed text, answers, every screen's elements), by a made-up word,
-one mapping per copy: the task and the screens stay consistent with each other, and the only way to the right entry is
-to copy the name the task gives. Only text changes: bounds, points and actions stay, so a store with screenshots (which
-would still show the old names) is refused.
+The simulated apps draw people, contact labels and shop brands from small fixed pools (`Backend.name_pool`), so a
+model trained on their episodes can write a name it saw often instead of the one the task gives ("Maya Brown" for
+"Star Noah Patel in Contacts"). A swapped copy replaces every word of those pools, wherever it appears in the episode
+(instruction, restated task, thoughts, typed text, answers, every screen's elements), by a made-up word, one mapping
+per copy: the task and the screens stay consistent with each other, and the only way to the right entry is to copy
+the name the task gives. Only text changes: bounds, points and actions stay, so a store with screenshots (which would
+still show the old names) is refused.
 """
 
 from __future__ import annotations
@@ -15,27 +15,21 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.files import write_text
 from mobile_r1.core.formats.native import episodes_file, load_episodes
-from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
-from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
-from mobile_r1.sim.apps.shop import BRANDS
+from mobile_r1.env.registry import make_backend
 
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
 
 
-def pool_words() -> list[str]:
-    """The words a swapped copy replaces: people's first and last names, contact labels, chat names, shop brands."""
-    words = set(FIRST) | set(LAST) | set(LABELS) | set(BRANDS) | {w for name in CHAT_NAMES for w in name.split()}
-    return sorted(words, key=lambda w: (-len(w), w))  # longest first, so that no word is cut by a shorter one
-
-
 def swap_names(source: str | Path, out: str | Path, copies: int = 2, tasks: list[str] | None = None,
-               seed: int = 0) -> dict[str, int]:
+               seed: int = 0, env: str = "sim", env_options: dict[str, Any] | None = None) -> dict[str, int]:
     """Write `copies` swapped copies of each episode of `source` whose id starts with one of `tasks` (all when None)
-    to the store `out`; returns {"episodes": read, "matched": ..., "written": ...}.
+    to the store `out`, with the names of the `env` backend's pool made up; returns {"episodes": read, "matched":
+    ..., "written": ...}.
 
     Made-up words are two or three consonant-vowel syllables ("Vobi Novini"), drawn from one generator seeded with
     `seed` in the store's order, so the same command writes the same copies. A copy's id is the episode's with
@@ -55,7 +49,14 @@ def swap_names(source: str | Path, out: str | Path, copies: int = 2, tasks: list
     def word() -> str:
         return "".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(rng.choice((2, 2, 3)))).capitalize()
 
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, pool_words())) + r")\b")
+    backend = make_backend(env, render=False, xml=False, **(env_options or {}))
+    try:
+        words = backend.name_pool()
+    finally:
+        backend.close()
+    if not words:
+        raise ConfigError(f"the {env!r} backend draws its entries from no fixed pool of names: nothing to swap")
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
     written: list[str] = []
     matched = 0
     for line in lines:
@@ -84,4 +85,4 @@ def swap_names(source: str | Path, out: str | Path, copies: int = 2, tasks: list
     return {"episodes": len(lines), "matched": matched, "written": len(written)}
 
 
-__all__ = ["pool_words", "swap_names"]
+__all__ = ["swap_names"]
