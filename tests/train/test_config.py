@@ -102,6 +102,24 @@ def test_shipped_configs_that_extend_differ_only_where_they_say() -> None:
             {k: v for k, v in full.items() if k not in ("run", "curriculum")}
 
 
+def test_the_names_recipe_is_the_demos_sft_on_searching_and_swapped_data_then_rl_cpus_stage_3() -> None:
+    demo, rl, names = (load_config(CONFIGS / f).model_dump() for f in ("demo.yaml", "rl-cpu.yaml", "rl-cpu-names.yaml"))
+    for section in ("model", "data", "sft", "optim", "grpo"):
+        assert names[section] == rl[section]
+    for section in ("model", "data", "sft"):
+        assert names[section] == demo[section]  # stage 1 is the demo's, from scratch
+    stage3 = {k: v for k, v in names["task_grpo"].items() if k not in ("tasks", "steps")}
+    assert stage3 == {k: v for k, v in rl["task_grpo"].items() if k not in ("tasks", "steps")}
+    assert names["task_grpo"]["tasks"] == ["shop.add_to_cart", "shop.favorite", "shop.price"]
+    cur = names["curriculum"]
+    assert cur["stages"] == ["sft", "task-grpo"] and cur["sft_model"] is None and cur["eval_suites"] == ["nav-sim"]
+    assert (cur["eval_episodes"], cur["eval_in_distribution"]) == (192, 192) and cur["stage_lr"] == rl["curriculum"]["stage_lr"]
+    gen, demo_gen = cur["generate"], demo["curriculum"]["generate"]
+    assert gen["search_first"] and gen["swap_names"] == {"suites": ["nav-sim"], "tasks": ["shop.", "contacts.", "chat."],
+                                                         "copies": 2, "seed": 0}
+    assert {**gen, "search_first": False, "swap_names": None} == demo_gen
+
+
 def test_adam_betas_reach_the_optimizer(tmp_path: Path) -> None:
     from mobile_r1.models import load_policy
     from mobile_r1.train.run import make_optimizer
