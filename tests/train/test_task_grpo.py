@@ -438,3 +438,85 @@ def test_train_command_with_expert_guidance_records_the_experts_rollouts(tmp_pat
     assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 2
     shown = capsys.readouterr()
     assert "task_grpo.expert_guidance needs a phone that can" in shown.err and "Traceback" not in shown.err
+
+
+# ----- choosing the tasks ----------------------------------------------------------------------------------------------
+
+
+class PlusOnceThenFinish:
+    """Taps Plus on a screen showing `Count: 0`, else finishes: it completes the toy tasks with a target of 1 (half of
+    toy.count's episodes) and never toy.delete. Counts the prompts it answers."""
+
+    def __init__(self, policy: Any, view: Any) -> None:
+        self.policy, self.view, self.prompts = policy, view, 0
+
+    def __call__(self, prompts: list[PromptInput]) -> list[list[int]]:
+        self.prompts += len(prompts)
+        texts = []
+        for prompt in prompts:
+            screen = self.policy.tokenizer.decode(prompt.ids).rsplit("Count: ", 1)[-1]  # the current screen's
+            action = Action.click(187, 680) if screen.startswith("0") else Action.terminate()
+            texts.append(self.view.dialect.render(action, "plan", "do it"))
+        return [list(self.policy.tokenizer(t + end_of_turn(self.policy), add_special_tokens=False).input_ids) for t in texts]
+
+
+@pytest.mark.slow
+def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import toy_phone
+    from mobile_r1.core.errors import DataError
+    from mobile_r1.models import load_policy as load
+    from mobile_r1.train.run import train
+
+    toy_phone.register()
+
+    def config(name: str, low: float, high: float, steps: int = 2) -> TrainConfig:
+        return TrainConfig.model_validate({
+            "model": {"name": "tiny-lm"},
+            "data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1},
+            "grpo": {"num_generations": 2, "max_completion_length": 8, "micro_batch_size": 8, "beta": 0.0},
+            "task_grpo": {"env": "toy", "suite": "toy", "train_episodes": 12, "eval_episodes": 0, "tasks_per_step": 1,
+                          "steps": steps, "max_turns": 3, "select": {"episodes": 4, "low": low, "high": high}},
+            "run": {"output_dir": str(tmp_path / name), "tensorboard": False, "save_every": 1},
+        })
+
+    view = model_view(config("x", 0, 1))
+    tokenizer_policy = load("tiny-lm")
+    sampler = PlusOnceThenFinish(tokenizer_policy, view)
+    train(config("sometimes", 0.2, 0.6), "task-grpo", progress=False, sampler=sampler)
+    # 4 episodes of each task played once (2 turns each), then 2 steps of one group of 2 rollouts
+    assert sampler.prompts == 8 * 2 + 2 * 2 * 2
+    record = json.loads((tmp_path / "sometimes" / "selected_tasks.json").read_text())
+    assert record["success"] == {"toy.count": {"succeeded": 2, "played": 4}, "toy.delete": {"succeeded": 0, "played": 4}}
+    assert record["selected"] == ["toy.count"] and (record["low"], record["high"]) == (0.2, 0.6)
+    played = [json.loads(line) for line in (tmp_path / "sometimes" / "trajectories.jsonl").read_text().splitlines()]
+    assert len(played) == 4 and all(r["episode"].startswith("toy.count/") for r in played)
+    shown = capsys.readouterr()
+    assert "toy.count 2/4, toy.delete 0/4; training on the 1 in [0.2, 0.6]: toy.count" in shown.out + shown.err
+    # a range only the task it never completes falls in
+    train(config("never", 0.0, 0.0), "task-grpo", progress=False, sampler=sampler)
+    played = [json.loads(line) for line in (tmp_path / "never" / "trajectories.jsonl").read_text().splitlines()]
+    assert played and all(r["episode"].startswith("toy.delete/") for r in played)
+    # no task in the range: a one-line error naming the rates
+    with pytest.raises(DataError, match=r"no task's sampled success lies in \[0.7, 1\] \(toy.count 2/4, toy.delete 0/4\)"):
+        train(config("none", 0.7, 1.0), "task-grpo", progress=False, sampler=sampler)
+
+    # killed after a checkpoint and resumed: the tasks are read back, not played again
+    def kill(step: int, metrics: dict[str, float]) -> None:
+        if step == 1:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(config("resumed", 0.2, 0.6, steps=3), "task-grpo", progress=False, sampler=sampler, on_step=kill)
+    before = sampler.prompts
+    capsys.readouterr()
+    train(config("resumed", 0.2, 0.6, steps=3), "task-grpo", progress=False, sampler=sampler, resume=True)
+    assert sampler.prompts - before == 2 * 2 * 2  # steps 2 and 3 only
+    shown = capsys.readouterr()
+    assert "training on the tasks kept in" in shown.out + shown.err and "(read back): toy.count" in shown.out + shown.err
+    # resumed with another range, the file no longer fits: the starting model plays the tasks again
+    train(config("resumed", 0.0, 0.6, steps=4), "task-grpo", progress=False, sampler=sampler, resume=True)
+    shown = capsys.readouterr()
+    assert "playing 8 training episodes once each with the starting model" in shown.out + shown.err
+    record = json.loads((tmp_path / "resumed" / "selected_tasks.json").read_text())
+    assert record["selected"] == ["toy.count", "toy.delete"] and record["low"] == 0.0

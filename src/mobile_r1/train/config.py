@@ -156,6 +156,24 @@ class GRPOConfig(_Section):
         "task_grpo.expert_guidance in stage 3)")
 
 
+class TaskSelection(_Section):
+    """Stage 3 trains on the tasks its starting model completes sometimes but not always: before the first step it
+    plays `episodes` episodes of each task of the training pool once, sampled as a rollout samples, and keeps the tasks
+    whose success rate lies in [low, high]. A task it always completes, or never does, mostly gives groups of G
+    rollouts without an outcome spread, so no gradient."""
+
+    episodes: int = Field(16, ge=1, le=MAX_COUNT, description="episodes of each task played to measure it (the first of "
+                          "the task's episodes in the training pool; fewer if the pool holds fewer)")
+    low: float = Field(0.2, ge=0.0, le=1.0, description="lowest sampled success rate of a kept task")
+    high: float = Field(0.6, ge=0.0, le=1.0, description="highest sampled success rate of a kept task")
+
+    @model_validator(mode="after")
+    def _range(self) -> "TaskSelection":
+        if self.low > self.high:
+            raise ValueError(f"select.low ({self.low}) is above select.high ({self.high})")
+        return self
+
+
 class TaskGRPOConfig(_Section):
     """Stage 3: multi-turn task-level GRPO in a phone environment (algorithm knobs come from `grpo`)."""
 
@@ -189,6 +207,10 @@ class TaskGRPOConfig(_Section):
     expert_guidance: bool = Field(False, description="the last of each group's G rollouts plays the backend's expert "
                                   "demonstration, written as the SFT targets are, so every group has a success to "
                                   "learn from (LUFFY-style off-policy guidance; the backend needs EXPERT)")
+    select: TaskSelection | None = Field(
+        None, description="train only on the tasks (of `tasks`, or all the suite's) whose sampled success by the "
+        "starting model lies in [low, high]; the training pool is drawn over all of them first and then filtered, the "
+        "rates and the kept tasks go to the run's selected_tasks.json, which a resumed run reads back")
 
 
 class GenerationConfig(_Section):

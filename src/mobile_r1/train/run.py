@@ -581,7 +581,7 @@ def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: An
         check_policy_fits(policy, PromptSettings(observation_mode=config.data.observation_mode))
         if config.grpo.beta:
             policy.freeze_reference()  # the KL anchor is the policy this stage starts from (also on resume)
-        return TaskGRPORunner(config, policy, accelerator, sampler)
+        return TaskGRPORunner(config, policy, accelerator, sampler, resume)
     train_eps, eval_eps = split_data(config)
     train_eps = drop_instruction_words(train_eps, config.data.instruction_dropout, config.run.seed)
     from mobile_r1.core.formats import images_dir

@@ -30,6 +30,7 @@ One rollout per optimizer step:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections import defaultdict
@@ -41,7 +42,8 @@ import torch
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
-from mobile_r1.core.errors import InfraError
+from mobile_r1.core.errors import DataError, InfraError
+from mobile_r1.core.files import write_json
 from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, expert_demos
 from mobile_r1.env.pools import make_pool
 from mobile_r1.models.generation import Sampling
@@ -380,6 +382,59 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
     return out
 
 
+@torch.no_grad()
+def sampled_success(policy: Policy, view: ModelView, backend: Backend, episodes: Sequence[EpisodeRef],
+                    settings: RolloutSettings, accelerator: Any, sampler: Sampler | None = None, chunk: int = 16,
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, tuple[int, int]]:
+    """Each episode played once, sampled with `settings` as a rollout samples, and judged: (succeeded, played) per task
+    in the order the tasks first appear. Each process plays its share of the episodes, `chunk` at a time; all get the
+    whole answer."""
+    from accelerate.utils import gather_object
+
+    rank, world = accelerator.process_index, accelerator.num_processes
+    mine = list(episodes)[rank::world]
+    results: list[tuple[str, bool]] = []
+    for start in range(0, len(mine), chunk):
+        trajectories = start_groups(backend, mine[start : start + chunk], 1, settings)
+        try:
+            rollout(policy, view, trajectories, settings, sampler)
+            results += [(t.episode.task, t.judge().verdict.success) for t in trajectories]
+        finally:
+            close_all(trajectories)
+        if progress is not None:
+            progress(min(start + chunk, len(mine)), len(mine))
+    if world > 1:
+        results = gather_object(results)
+    counts = {task: [0, 0] for task in dict.fromkeys(e.task for e in episodes)}
+    for task, success in results:
+        counts[task][0] += int(success)
+        counts[task][1] += 1
+    return {task: (won, played) for task, (won, played) in counts.items()}
+
+
+def selection_episodes(pool: Sequence[EpisodeRef], per_task: int) -> list[EpisodeRef]:
+    """`task_grpo.select`'s episodes: the first `per_task` episodes of each task in the training pool."""
+    taken: dict[str, int] = defaultdict(int)
+    out = []
+    for episode in pool:
+        if taken[episode.task] < per_task:
+            taken[episode.task] += 1
+            out.append(episode)
+    return out
+
+
+def selection_fingerprint(config: TrainConfig, episodes: Sequence[EpisodeRef], settings: RolloutSettings) -> str:
+    """What `task_grpo.select`'s choice depends on: the starting model, the data settings, how episodes are played
+    and which. A resumed run reuses selected_tasks.json only when this is unchanged."""
+    t = config.task_grpo
+    what = {"model": config.model.model_dump(mode="json"), "data": config.data.model_dump(mode="json"),
+            "select": t.select.model_dump(mode="json") if t.select else None, "env": t.env,
+            "tasks": config.tasks.backend_options(), "seed": config.run.seed,
+            "rollout": [settings.max_turns, settings.temperature, settings.top_p, settings.max_new_tokens],
+            "episodes": [[e.id, e.instruction] for e in episodes]}
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
 # ----- the stage runner ------------------------------------------------------------------------------------------------
 
 
@@ -428,7 +483,8 @@ class TaskGRPORunner(StageRunner):
 
     name = "task-grpo"
 
-    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, sampler: Sampler | None = None) -> None:
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, sampler: Sampler | None = None,
+                 resume: bool = False) -> None:
         self.config = config
         self.policy = policy
         self.accelerator = accelerator
@@ -455,7 +511,11 @@ class TaskGRPORunner(StageRunner):
         seed = config.run.seed
         self.backend = stage_backend(config)
         self.train_episodes = self.backend.episodes(t.suite, "train", t.train_episodes, seed, t.tasks)
-        self.eval_episodes = (self.backend.episodes(t.suite, t.eval_split, t.eval_episodes, seed, t.tasks)
+        tasks = list(t.tasks)
+        if t.select is not None:  # the pool is drawn over every task first: in-distribution evaluation leaves it out
+            tasks = self.select_tasks(sampler, resume)
+            self.train_episodes = [e for e in self.train_episodes if e.task in tasks]
+        self.eval_episodes = (self.backend.episodes(t.suite, t.eval_split, t.eval_episodes, seed, tasks)
                               if t.eval_episodes else [])
         rank, world = accelerator.process_index, accelerator.num_processes
         pool = self.train_episodes
@@ -487,6 +547,64 @@ class TaskGRPORunner(StageRunner):
             expert_scripts=expert_scripts(prompt_settings(config, None)) if t.expert_guidance else None,
         )
         self.engine: GRPOEngine | None = None
+
+    def select_tasks(self, sampler: Sampler | None, resume: bool) -> list[str]:
+        """`task_grpo.select`: the tasks of the training pool whose sampled success by the starting model lies in
+        [low, high]; the rates and the kept tasks are written to selected_tasks.json in the run folder. A resumed run
+        reads its tasks back from that file when it was written for the same model, data and episodes
+        (`fingerprint`); otherwise it plays them again from the starting weights, which it is given before its
+        checkpoint is loaded."""
+        from mobile_r1.train.run import console
+
+        t, main = self.config.task_grpo, self.accelerator.is_main_process
+        assert t.select is not None
+        episodes = selection_episodes(self.train_episodes, t.select.episodes)
+        path = Path(self.config.run.output_dir) / "selected_tasks.json"
+        fingerprint = selection_fingerprint(self.config, episodes, self.rollout_settings)
+        record = None
+        if main and resume and path.exists():
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            record = saved if saved.get("fingerprint") == fingerprint else None
+        if self.accelerator.num_processes > 1:  # every process takes the main one's decision
+            from accelerate.utils import broadcast_object_list
+
+            record = broadcast_object_list([record])[0]
+        if record is not None:
+            if main:
+                console.print(f"task_grpo.select: training on the tasks kept in {path} (read back): "
+                              f"{', '.join(record['selected']) or 'none'}", markup=False)
+        else:
+            if main:
+                console.print(f"task_grpo.select: playing {len(episodes)} training episodes once each with the "
+                              "starting model", markup=False)
+            if self.generation is not None:
+                self.generation.sync(0)
+
+            def progress(done: int, total: int) -> None:
+                if main:
+                    console.print(f"task_grpo.select: {done}/{total} episodes played", markup=False)
+
+            rollout_size = t.tasks_per_step * self.settings.num_generations
+            counts = sampled_success(self.policy, self.view, self.backend, episodes, self.rollout_settings,
+                                     self.accelerator, sampler, max(rollout_size, self.backend.remote_workers()),
+                                     progress)
+            s = t.select
+            selected = [task for task, (won, played) in counts.items() if played and s.low <= won / played <= s.high]
+            record = {"episodes_per_task": s.episodes, "low": s.low, "high": s.high,
+                      "success": {task: {"succeeded": won, "played": played} for task, (won, played) in counts.items()},
+                      "selected": selected, "fingerprint": fingerprint}
+            if main:
+                rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in counts.items())
+                console.print(f"task_grpo.select: sampled success {rates}; training on the {len(selected)} in "
+                              f"[{s.low:g}, {s.high:g}]: {', '.join(selected) or 'none'}", markup=False)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_json(path, record)  # whole or not at all: a resumed run may read it back
+        selected = list(record["selected"])
+        if not selected:
+            rates = ", ".join(f"{task} {c['succeeded']}/{c['played']}" for task, c in record["success"].items())
+            raise DataError(f"task_grpo.select: no task's sampled success lies in [{record['low']:g}, "
+                            f"{record['high']:g}] ({rates}); widen the range, or give stage 3 other tasks")
+        return selected
 
     def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
         self.engine = GRPOEngine(self.policy, self.settings, optimizer, scheduler, self.accelerator)
@@ -551,6 +669,8 @@ __all__ = [
     "check_tasks",
     "evaluate_tasks",
     "expert_scripts",
+    "sampled_success",
+    "selection_episodes",
     "gigpo_step_advantages",
     "discounted_returns",
     "stage_backend",
