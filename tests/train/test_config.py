@@ -120,6 +120,17 @@ def test_the_names_recipe_is_the_demos_sft_on_searching_and_swapped_data_then_rl
     assert {**gen, "search_first": False, "swap_names": None} == demo_gen
 
 
+def test_the_select_recipe_is_the_names_recipe_with_stage_3_choosing_its_tasks(tmp_path: Path) -> None:
+    names, select = (load_config(CONFIGS / f).model_dump() for f in ("rl-cpu-names.yaml", "rl-cpu-select.yaml"))
+    for section in ("model", "data", "sft", "optim", "grpo", "curriculum"):
+        assert select[section] == names[section]
+    changed = {k: v for k, v in select["task_grpo"].items() if v != names["task_grpo"][k]}
+    assert changed == {"tasks": [], "train_episodes": 288, "select": {"episodes": 16, "low": 0.2, "high": 0.6}}
+    (tmp_path / "bad.yaml").write_text("task_grpo:\n  select: {low: 0.7, high: 0.3}\n")
+    with pytest.raises(ConfigError, match=r"select.low \(0.7\) is above select.high \(0.3\)"):
+        load_config(tmp_path / "bad.yaml")
+
+
 def test_adam_betas_reach_the_optimizer(tmp_path: Path) -> None:
     from mobile_r1.models import load_policy
     from mobile_r1.train.run import make_optimizer

@@ -470,13 +470,14 @@ def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
 
     toy_phone.register()
 
-    def config(name: str, low: float, high: float, steps: int = 2) -> TrainConfig:
+    def config(name: str, low: float, high: float, steps: int = 2, greedy_high: float | None = None) -> TrainConfig:
         return TrainConfig.model_validate({
             "model": {"name": "tiny-lm"},
             "data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1},
             "grpo": {"num_generations": 2, "max_completion_length": 8, "micro_batch_size": 8, "beta": 0.0},
             "task_grpo": {"env": "toy", "suite": "toy", "train_episodes": 12, "eval_episodes": 0, "tasks_per_step": 1,
-                          "steps": steps, "max_turns": 3, "select": {"episodes": 4, "low": low, "high": high}},
+                          "steps": steps, "max_turns": 3, "select": {"episodes": 4, "low": low, "high": high,
+                                                                    "greedy_high": greedy_high}},
             "run": {"output_dir": str(tmp_path / name), "tensorboard": False, "save_every": 1},
         })
 
@@ -492,7 +493,19 @@ def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
     played = [json.loads(line) for line in (tmp_path / "sometimes" / "trajectories.jsonl").read_text().splitlines()]
     assert len(played) == 4 and all(r["episode"].startswith("toy.count/") for r in played)
     shown = capsys.readouterr()
-    assert "toy.count 2/4, toy.delete 0/4; training on the 1 in [0.2, 0.6]: toy.count" in shown.out + shown.err
+    assert "toy.count 2/4, toy.delete 0/4; 1 in [0.2, 0.6]: toy.count" in shown.out + shown.err
+    assert "training on toy.count" in shown.out + shown.err and "greedily" not in shown.out + shown.err
+    # with greedy play too: the kept task's episodes are played again greedily (the scripted model plays alike)
+    before = sampler.prompts
+    train(config("greedy", 0.2, 0.6, greedy_high=0.5), "task-grpo", progress=False, sampler=sampler)
+    assert sampler.prompts - before == 8 * 2 + 4 * 2 + 2 * 2 * 2
+    record = json.loads((tmp_path / "greedy" / "selected_tasks.json").read_text())
+    assert record["greedy_success"] == {"toy.count": {"succeeded": 2, "played": 4}} and record["selected"] == ["toy.count"]
+    shown = capsys.readouterr()
+    assert "greedy success toy.count 2/4; 1 at most 0.5: toy.count" in shown.out + shown.err
+    with pytest.raises(DataError, match=r"in \[0.2, 0.6\] with greedy success at most 0.4 \(toy.count 2/4, toy.delete "
+                                        r"0/4, greedy toy.count 2/4\)"):
+        train(config("greedy-none", 0.2, 0.6, greedy_high=0.4), "task-grpo", progress=False, sampler=sampler)
     # a range only the task it never completes falls in
     train(config("never", 0.0, 0.0), "task-grpo", progress=False, sampler=sampler)
     played = [json.loads(line) for line in (tmp_path / "never" / "trajectories.jsonl").read_text().splitlines()]

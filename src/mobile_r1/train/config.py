@@ -166,6 +166,10 @@ class TaskSelection(_Section):
                           "the task's episodes in the training pool; fewer if the pool holds fewer)")
     low: float = Field(0.2, ge=0.0, le=1.0, description="lowest sampled success rate of a kept task")
     high: float = Field(0.6, ge=0.0, le=1.0, description="highest sampled success rate of a kept task")
+    greedy_high: float | None = Field(
+        None, ge=0.0, le=1.0, description="also play each of those episodes greedily, as held-out episodes are scored, "
+        "and keep only the tasks whose greedy success rate is at most this: sharpening a task greedy play already "
+        "completes raises no held-out success (null: no greedy play)")
 
     @model_validator(mode="after")
     def _range(self) -> "TaskSelection":

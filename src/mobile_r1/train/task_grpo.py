@@ -590,20 +590,39 @@ class TaskGRPORunner(StageRunner):
                                      progress)
             s = t.select
             selected = [task for task, (won, played) in counts.items() if played and s.low <= won / played <= s.high]
-            record = {"episodes_per_task": s.episodes, "low": s.low, "high": s.high,
-                      "success": {task: {"succeeded": won, "played": played} for task, (won, played) in counts.items()},
-                      "selected": selected, "fingerprint": fingerprint}
+            record = {"episodes_per_task": s.episodes, "low": s.low, "high": s.high, "greedy_high": s.greedy_high,
+                      "success": {task: {"succeeded": won, "played": played} for task, (won, played) in counts.items()}}
             if main:
                 rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in counts.items())
-                console.print(f"task_grpo.select: sampled success {rates}; training on the {len(selected)} in "
+                console.print(f"task_grpo.select: sampled success {rates}; {len(selected)} in "
                               f"[{s.low:g}, {s.high:g}]: {', '.join(selected) or 'none'}", markup=False)
+            if s.greedy_high is not None and selected:
+                greedy = replace(self.rollout_settings, temperature=0.0, top_p=1.0)
+                chosen = [e for e in episodes if e.task in selected]
+                if main:
+                    console.print(f"task_grpo.select: playing their {len(chosen)} episodes greedily", markup=False)
+                greedy_counts = sampled_success(self.policy, self.view, self.backend, chosen, greedy, self.accelerator,
+                                                self.eval_sampler, max(rollout_size, self.backend.remote_workers()))
+                selected = [task for task in selected if greedy_counts[task][0] / greedy_counts[task][1] <= s.greedy_high]
+                record["greedy_success"] = {task: {"succeeded": won, "played": played}
+                                            for task, (won, played) in greedy_counts.items()}
+                if main:
+                    rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in greedy_counts.items())
+                    console.print(f"task_grpo.select: greedy success {rates}; {len(selected)} at most "
+                                  f"{s.greedy_high:g}: {', '.join(selected) or 'none'}", markup=False)
+            record.update(selected=selected, fingerprint=fingerprint)
+            if main:
+                console.print(f"task_grpo.select: training on {', '.join(selected) or 'none'}", markup=False)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_json(path, record)  # whole or not at all: a resumed run may read it back
         selected = list(record["selected"])
         if not selected:
             rates = ", ".join(f"{task} {c['succeeded']}/{c['played']}" for task, c in record["success"].items())
+            greedy = "".join(f", greedy {task} {c['succeeded']}/{c['played']}"
+                             for task, c in record.get("greedy_success", {}).items())
+            limit = f" with greedy success at most {record['greedy_high']:g}" if record.get("greedy_high") is not None else ""
             raise DataError(f"task_grpo.select: no task's sampled success lies in [{record['low']:g}, "
-                            f"{record['high']:g}] ({rates}); widen the range, or give stage 3 other tasks")
+                            f"{record['high']:g}]{limit} ({rates}{greedy}); widen the range, or give stage 3 other tasks")
         return selected
 
     def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
