@@ -125,7 +125,8 @@ def test_the_select_recipe_is_the_names_recipe_with_stage_3_choosing_its_tasks(t
     for section in ("model", "data", "sft", "optim", "grpo", "curriculum"):
         assert select[section] == names[section]
     changed = {k: v for k, v in select["task_grpo"].items() if v != names["task_grpo"][k]}
-    assert changed == {"tasks": [], "train_episodes": 288, "select": {"episodes": 16, "low": 0.2, "high": 0.6}}
+    assert changed == {"tasks": [], "train_episodes": 288, "select": {"episodes": 16, "low": 0.2, "high": 0.6,
+                                                                      "greedy_high": 0.75}}
     (tmp_path / "bad.yaml").write_text("task_grpo:\n  select: {low: 0.7, high: 0.3}\n")
     with pytest.raises(ConfigError, match=r"select.low \(0.7\) is above select.high \(0.3\)"):
         load_config(tmp_path / "bad.yaml")
