@@ -386,8 +386,8 @@ def trajectory_records(trajectories: Sequence[Trajectory], rewards: Sequence[flo
 def sampled_success(policy: Policy, view: ModelView, backend: Backend, episodes: Sequence[EpisodeRef],
                     settings: RolloutSettings, accelerator: Any, sampler: Sampler | None = None, chunk: int = 16,
                     progress: Callable[[int, int], None] | None = None) -> dict[str, tuple[int, int]]:
-    """Each episode played once, sampled with `settings` as a rollout samples, and judged: (succeeded, played) per task
-    in the order the tasks first appear. Each process plays its share of the episodes, `chunk` at a time; all get the
+    """Each episode played once with `settings` (sampled as a rollout samples, or greedily at temperature 0) and
+    judged: (succeeded, played) per task in the order the tasks first appear. Each process plays its share of the episodes, `chunk` at a time; all get the
     whole answer."""
     from accelerate.utils import gather_object
 
