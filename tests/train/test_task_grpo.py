@@ -465,7 +465,6 @@ def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import toy_phone
     from mobile_r1.core.errors import DataError
-    from mobile_r1.models import load_policy as load
     from mobile_r1.train.run import train
 
     toy_phone.register()
@@ -482,8 +481,7 @@ def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
         })
 
     view = model_view(config("x", 0, 1))
-    tokenizer_policy = load("tiny-lm")
-    sampler = PlusOnceThenFinish(tokenizer_policy, view)
+    sampler = PlusOnceThenFinish(load_policy("tiny-lm"), view)
     train(config("sometimes", 0.2, 0.6), "task-grpo", progress=False, sampler=sampler)
     # 4 episodes of each task played once (2 turns each), then 2 steps of one group of 2 rollouts
     assert sampler.prompts == 8 * 2 + 2 * 2 * 2

@@ -1,10 +1,10 @@
 """Files written whole or not at all.
 
 A run folder's JSON records (an evaluation's `run.json` and `metrics.json`, the curriculum's `curriculum.json`, stage
-2's `solved_steps.json`, an export's `dataset_info.json`) are read back by a resumed run or another tool, so a crash
-or a kill while one is written must leave the previous version, never half a file: each is written to a temporary
-file beside it (named for the writing process) and renamed over it, which is atomic on POSIX file systems. The swapped
-copies of `mobile-r1 data swap-names` are written the same way (`write_text`).
+2's `solved_steps.json`, stage 3's `selected_tasks.json`, an export's `dataset_info.json`) are read back by a resumed
+run or another tool, so a crash or a kill while one is written must leave the previous version, never half a file:
+each is written to a temporary file beside it (named for the writing process) and renamed over it, which is atomic on
+POSIX file systems. The swapped copies of `mobile-r1 data swap-names` are written the same way (`write_text`).
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ per-token (`dapo`) loss, k3 KL.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -19,7 +17,6 @@ import torch
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.errors import DataError
-from mobile_r1.core.files import write_json
 from mobile_r1.core.rewards import RewardResult, get_preset
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
@@ -29,7 +26,7 @@ from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, e
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
 from mobile_r1.train.rollout import greedy_completions
 from mobile_r1.train.server_generation import ServerGeneration
-from mobile_r1.train.stage import StageRunner
+from mobile_r1.train.stage import StageRunner, fingerprint, read_start_record, write_start_record
 
 # G completions for each prompt, grouped (prompt 0's G, then prompt 1's, ...): the policy's own `generate` by default.
 GroupSampler = Callable[[list[PromptInput], GRPOSettings], list[list[int]]]
@@ -181,7 +178,7 @@ def solved_fingerprint(config: TrainConfig, examples: list[StepExample]) -> str:
     what = {"model": config.model.model_dump(mode="json"), "data": config.data.model_dump(mode="json"),
             "reward": config.grpo.reward, "max_new_tokens": config.grpo.max_completion_length,
             "steps": [[e.episode_id, e.step_index, e.target] for e in examples]}
-    return hashlib.sha256(json.dumps(what, sort_keys=True).encode("utf-8")).hexdigest()
+    return fingerprint(what)
 
 
 def grpo_settings(config: TrainConfig) -> GRPOSettings:
@@ -258,15 +255,8 @@ class ActionGRPORunner(StageRunner):
 
         main = self.accelerator.is_main_process
         path = Path(self.config.run.output_dir) / "solved_steps.json"
-        fingerprint = solved_fingerprint(self.config, train)
-        record = None
-        if main and resume and path.exists():
-            saved = json.loads(path.read_text(encoding="utf-8"))
-            record = saved if saved.get("fingerprint") == fingerprint else None
-        if self.accelerator.num_processes > 1:  # every process takes the main one's decision
-            from accelerate.utils import broadcast_object_list
-
-            record = broadcast_object_list([record])[0]
+        key = solved_fingerprint(self.config, train)
+        record = read_start_record(path, key, resume, self.accelerator)
         if record is not None:
             wanted = set(record["kept_steps"])
             kept = [e for e in train if step_key(e) in wanted]
@@ -282,9 +272,7 @@ class ActionGRPORunner(StageRunner):
             if main:
                 console.print(f"grpo.skip_solved: it solves {record['solved']}; training on the other {len(kept)}",
                               markup=False)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                record["fingerprint"] = fingerprint
-                write_json(path, record)  # whole or not at all: a resumed run may read it back
+                write_start_record(path, record, key)
         if not kept:
             raise DataError(f"grpo.skip_solved: the starting model already solves all {len(train)} training steps; "
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")

@@ -6,12 +6,16 @@ subclass `StageRunner`; the loop owns everything else (run directory, metrics, c
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import math
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from mobile_r1.core.files import write_json
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +34,32 @@ def optimizer_step(optimizer: torch.optim.Optimizer, grad_norm: float) -> bool:
         log.warning("gradient norm is %s: optimizer step skipped (the weights are unchanged)", grad_norm)
     optimizer.zero_grad(set_to_none=True)
     return finite
+
+
+def fingerprint(what: Any) -> str:
+    """A hash of `what` (JSON values): what a choice a stage makes at its start depends on."""
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def read_start_record(path: Path, fingerprint: str, resume: bool, accelerator: Any) -> dict[str, Any] | None:
+    """The record of a choice made from a stage's starting weights (stage 2's `skip_solved`, stage 3's `select`), read
+    back by a resumed run when `path` was written for the same `fingerprint`; None otherwise (make the choice again).
+    The main process reads it and every process takes its answer."""
+    record = None
+    if accelerator.is_main_process and resume and path.exists():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        record = saved if saved.get("fingerprint") == fingerprint else None
+    if accelerator.num_processes > 1:
+        from accelerate.utils import broadcast_object_list
+
+        record = broadcast_object_list([record])[0]
+    return record
+
+
+def write_start_record(path: Path, record: dict[str, Any], fingerprint: str) -> None:
+    """Write `record` with its `fingerprint` to `path`, whole or not at all: a resumed run may read it back."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(path, {**record, "fingerprint": fingerprint})
 
 
 class StageRunner:

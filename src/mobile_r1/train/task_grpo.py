@@ -30,7 +30,6 @@ One rollout per optimizer step:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections import defaultdict
@@ -43,7 +42,6 @@ import torch
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict
 from mobile_r1.core.errors import DataError, InfraError
-from mobile_r1.core.files import write_json
 from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, expert_demos
 from mobile_r1.env.pools import make_pool
 from mobile_r1.models.generation import Sampling
@@ -54,7 +52,7 @@ from mobile_r1.train.data import PromptSettings, batch_positions, model_view, pr
 from mobile_r1.train.grpo import STD_EPS, GRPOEngine, GRPOSettings, Rollout, Sample, ScaleRewards, group_advantages
 from mobile_r1.train.rollout import RolloutSettings, Sampler, Trajectory, close_all, rollout, self_corrections, start_groups
 from mobile_r1.train.server_generation import ServerGeneration
-from mobile_r1.train.stage import StageRunner
+from mobile_r1.train.stage import StageRunner, fingerprint, read_start_record, write_start_record
 
 # ----- 3. the trajectory reward ----------------------------------------------------------------------------------------
 
@@ -432,7 +430,7 @@ def selection_fingerprint(config: TrainConfig, episodes: Sequence[EpisodeRef], s
             "tasks": config.tasks.backend_options(), "seed": config.run.seed,
             "rollout": [settings.max_turns, settings.temperature, settings.top_p, settings.max_new_tokens],
             "episodes": [[e.id, e.instruction] for e in episodes]}
-    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return fingerprint(what)
 
 
 # ----- the stage runner ------------------------------------------------------------------------------------------------
@@ -560,15 +558,8 @@ class TaskGRPORunner(StageRunner):
         assert t.select is not None
         episodes = selection_episodes(self.train_episodes, t.select.episodes)
         path = Path(self.config.run.output_dir) / "selected_tasks.json"
-        fingerprint = selection_fingerprint(self.config, episodes, self.rollout_settings)
-        record = None
-        if main and resume and path.exists():
-            saved = json.loads(path.read_text(encoding="utf-8"))
-            record = saved if saved.get("fingerprint") == fingerprint else None
-        if self.accelerator.num_processes > 1:  # every process takes the main one's decision
-            from accelerate.utils import broadcast_object_list
-
-            record = broadcast_object_list([record])[0]
+        key = selection_fingerprint(self.config, episodes, self.rollout_settings)
+        record = read_start_record(path, key, resume, self.accelerator)
         if record is not None:
             if main:
                 console.print(f"task_grpo.select: training on the tasks kept in {path} (read back): "
@@ -584,10 +575,9 @@ class TaskGRPORunner(StageRunner):
                 if main:
                     console.print(f"task_grpo.select: {done}/{total} episodes played", markup=False)
 
-            rollout_size = t.tasks_per_step * self.settings.num_generations
+            chunk = max(t.tasks_per_step * self.settings.num_generations, self.backend.remote_workers())  # a rollout's
             counts = sampled_success(self.policy, self.view, self.backend, episodes, self.rollout_settings,
-                                     self.accelerator, sampler, max(rollout_size, self.backend.remote_workers()),
-                                     progress)
+                                     self.accelerator, sampler, chunk, progress)
             s = t.select
             selected = [task for task, (won, played) in counts.items() if played and s.low <= won / played <= s.high]
             record = {"episodes_per_task": s.episodes, "low": s.low, "high": s.high, "greedy_high": s.greedy_high,
@@ -602,7 +592,7 @@ class TaskGRPORunner(StageRunner):
                 if main:
                     console.print(f"task_grpo.select: playing their {len(chosen)} episodes greedily", markup=False)
                 greedy_counts = sampled_success(self.policy, self.view, self.backend, chosen, greedy, self.accelerator,
-                                                self.eval_sampler, max(rollout_size, self.backend.remote_workers()))
+                                                self.eval_sampler, chunk)
                 selected = [task for task in selected if greedy_counts[task][0] / greedy_counts[task][1] <= s.greedy_high]
                 record["greedy_success"] = {task: {"succeeded": won, "played": played}
                                             for task, (won, played) in greedy_counts.items()}
@@ -610,11 +600,10 @@ class TaskGRPORunner(StageRunner):
                     rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in greedy_counts.items())
                     console.print(f"task_grpo.select: greedy success {rates}; {len(selected)} at most "
                                   f"{s.greedy_high:g}: {', '.join(selected) or 'none'}", markup=False)
-            record.update(selected=selected, fingerprint=fingerprint)
+            record["selected"] = selected
             if main:
                 console.print(f"task_grpo.select: training on {', '.join(selected) or 'none'}", markup=False)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_json(path, record)  # whole or not at all: a resumed run may read it back
+                write_start_record(path, record, key)
         selected = list(record["selected"])
         if not selected:
             rates = ", ".join(f"{task} {c['succeeded']}/{c['played']}" for task, c in record["success"].items())
