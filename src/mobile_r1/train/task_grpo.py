@@ -410,6 +410,16 @@ def sampled_success(policy: Policy, view: ModelView, backend: Backend, episodes:
     return {task: (won, played) for task, (won, played) in counts.items()}
 
 
+def success_counts(counts: dict[str, tuple[int, int]]) -> dict[str, dict[str, int]]:
+    """`sampled_success`'s counts as selected_tasks.json records them."""
+    return {task: {"succeeded": won, "played": played} for task, (won, played) in counts.items()}
+
+
+def rates_text(success: dict[str, dict[str, int]], prefix: str = "") -> str:
+    """`task 3/16, ...` for the console and errors."""
+    return ", ".join(f"{prefix}{task} {c['succeeded']}/{c['played']}" for task, c in success.items())
+
+
 def selection_episodes(pool: Sequence[EpisodeRef], per_task: int) -> list[EpisodeRef]:
     """`task_grpo.select`'s episodes: the first `per_task` episodes of each task in the training pool."""
     taken: dict[str, int] = defaultdict(int)
@@ -581,34 +591,31 @@ class TaskGRPORunner(StageRunner):
             s = t.select
             selected = [task for task, (won, played) in counts.items() if played and s.low <= won / played <= s.high]
             record = {"episodes_per_task": s.episodes, "low": s.low, "high": s.high, "greedy_high": s.greedy_high,
-                      "success": {task: {"succeeded": won, "played": played} for task, (won, played) in counts.items()}}
+                      "success": success_counts(counts)}
             if main:
-                rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in counts.items())
-                console.print(f"task_grpo.select: sampled success {rates}; {len(selected)} in "
+                console.print(f"task_grpo.select: sampled success {rates_text(record['success'])}; {len(selected)} in "
                               f"[{s.low:g}, {s.high:g}]: {', '.join(selected) or 'none'}", markup=False)
             if s.greedy_high is not None and selected:
-                greedy = replace(self.rollout_settings, temperature=0.0, top_p=1.0)
+                greedy_play = replace(self.rollout_settings, temperature=0.0, top_p=1.0)
                 chosen = [e for e in episodes if e.task in selected]
                 if main:
                     console.print(f"task_grpo.select: playing their {len(chosen)} episodes greedily", markup=False)
-                greedy_counts = sampled_success(self.policy, self.view, self.backend, chosen, greedy, self.accelerator,
-                                                self.eval_sampler, chunk)
+                greedy_counts = sampled_success(self.policy, self.view, self.backend, chosen, greedy_play,
+                                                self.accelerator, self.eval_sampler, chunk)
                 selected = [task for task in selected if greedy_counts[task][0] / greedy_counts[task][1] <= s.greedy_high]
-                record["greedy_success"] = {task: {"succeeded": won, "played": played}
-                                            for task, (won, played) in greedy_counts.items()}
+                record["greedy_success"] = success_counts(greedy_counts)
                 if main:
-                    rates = ", ".join(f"{task} {won}/{played}" for task, (won, played) in greedy_counts.items())
-                    console.print(f"task_grpo.select: greedy success {rates}; {len(selected)} at most "
-                                  f"{s.greedy_high:g}: {', '.join(selected) or 'none'}", markup=False)
+                    console.print(f"task_grpo.select: greedy success {rates_text(record['greedy_success'])}; "
+                                  f"{len(selected)} at most {s.greedy_high:g}: {', '.join(selected) or 'none'}",
+                                  markup=False)
             record["selected"] = selected
             if main:
                 console.print(f"task_grpo.select: training on {', '.join(selected) or 'none'}", markup=False)
                 write_start_record(path, record, key)
         selected = list(record["selected"])
         if not selected:
-            rates = ", ".join(f"{task} {c['succeeded']}/{c['played']}" for task, c in record["success"].items())
-            greedy = "".join(f", greedy {task} {c['succeeded']}/{c['played']}"
-                             for task, c in record.get("greedy_success", {}).items())
+            rates = rates_text(record["success"])
+            greedy = f", {rates_text(record['greedy_success'], 'greedy ')}" if record.get("greedy_success") else ""
             limit = f" with greedy success at most {record['greedy_high']:g}" if record.get("greedy_high") is not None else ""
             raise DataError(f"task_grpo.select: no task's sampled success lies in [{record['low']:g}, "
                             f"{record['high']:g}]{limit} ({rates}{greedy}); widen the range, or give stage 3 other tasks")
