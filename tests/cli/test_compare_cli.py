@@ -27,6 +27,11 @@ def test_compare_prints_the_paired_table_of_two_eval_runs(tmp_path: Path, capsys
     assert f"| oracle | {len(wins)} of 6, " in table and f"+{gained} / -{lost}, p = " in table
     rows = json.loads((tmp_path / "c.json").read_text())
     assert [r["name"] for r in rows] == ["never", "oracle"] and rows[1]["sr_test"]["other_only"] == gained
+    # the ablation columns: neither agent asks where no question is needed
+    quiet = sum(not v.inquiry_needed for v in verdicts_of(load_run(oracle)[1]))
+    assert quiet and rows[1]["over_asked_where_not_needed"]["n"] == quiet
+    assert f"| oracle | {len(wins)} of 6, " in table.split("95% Wilson intervals.")[1]
+    assert f"| 0 of {quiet}, 0.0% " in table
 
 
 def test_compare_explains_runs_of_different_episodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,11 +12,15 @@ from mobile_r1.core.errors import DataError
 from mobile_r1.eval.compare import PairedTest, compare_runs, comparison_markdown, exact_mcnemar
 
 
-def write_run(folder: Path, agent: str, verdicts: list[tuple[str, bool, str]]) -> Path:
-    """A run folder as `mobile-r1 eval --out` leaves it: run.json and one record per episode with its verdict."""
+def write_run(folder: Path, agent: str, verdicts: list[tuple[str, bool, str]],
+              corrections: dict[str, int] | None = None) -> Path:
+    """A run folder as `mobile-r1 eval --out` leaves it: run.json and one record per episode with its verdict
+    (with `corrections`, each episode's count of steps back to a state the phone had left)."""
     folder.mkdir(parents=True)
     (folder / "run.json").write_text(json.dumps({"agent": agent}), encoding="utf-8")
-    lines = [json.dumps({"id": i, "verdict": {"episode_id": i, "success": ok, "inquiry": inquiry, "score": 4.0 * ok}})
+    extra = {} if corrections is None else {i: {"self_corrections": corrections.get(i, 0)} for i, _, _ in verdicts}
+    lines = [json.dumps({"id": i, "verdict": {"episode_id": i, "success": ok, "inquiry": inquiry, "score": 4.0 * ok,
+                                              **extra.get(i, {})}})
              for i, ok, inquiry in verdicts]
     (folder / "episodes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
@@ -58,6 +62,28 @@ def test_compare_runs_pairs_episodes_by_id_and_tests_each_run_against_the_first(
     table = comparison_markdown(compare_runs([base, other], ["untrained", "trained"]))
     assert "| trained | 2 of 4, 50.0% [15.0, 85.0] |" in table and "+2 / -0, p = 0.500" in table and "+2 / -1, p = 1.000" in table
     assert "asked vs untrained" in table and "| 2 of 2 |" in table
+
+
+def test_the_ablation_table_counts_over_inquiry_where_no_question_is_needed_and_self_corrections(tmp_path: Path) -> None:
+    # e1 needs a question; e2-e4 do not. The SFT-like run asks on e1 and needlessly on e2 and e3 and steps back once
+    # in e4; the other asks needlessly once (e2) and never steps back.
+    sft = write_run(tmp_path / "sft", "a", [("e1", True, "asked"), ("e2", False, "over_asked"),
+                                            ("e3", True, "over_asked"), ("e4", False, "not_needed")], {"e4": 2})
+    rl = write_run(tmp_path / "rl", "b", [("e1", False, "missed"), ("e2", True, "over_asked"),
+                                          ("e3", True, "not_needed"), ("e4", True, "not_needed")], {})
+    rows = compare_runs([sft, rl], ["SFT only", "all three stages"])
+    assert (rows[0].over_asked_where_not_needed.k, rows[0].over_asked_where_not_needed.n) == (2, 3)
+    assert (rows[1].over_asked_where_not_needed.k, rows[1].over_asked_where_not_needed.n) == (1, 3)
+    assert (rows[0].overall.self_correction.k, rows[1].overall.self_correction.k) == (1, 0)
+    table = comparison_markdown(rows).split("95% Wilson intervals.")[1]
+    # SR, ISR, asked where needed, over-inquiry where no question is needed, self-corrections
+    assert ("| SFT only | 2 of 4, 50.0% [15.0, 85.0] | 2 of 4, 50.0% [15.0, 85.0] | 1 of 1, 100.0% [20.7, 100.0] | "
+            "2 of 3, 66.7% [20.8, 93.9] | 1 of 4, 25.0% [4.6, 69.9] |") in table
+    assert ("| all three stages | 3 of 4, 75.0% [30.1, 95.4] | 2 of 4, 50.0% [15.0, 85.0] | 0 of 1, 0.0% [0.0, 79.3] | "
+            "1 of 3, 33.3% [6.1, 79.2] | 0 of 4, 0.0% [0.0, 49.0] |") in table
+    # runs whose phone names no states have no self-corrections to count
+    bare = write_run(tmp_path / "bare", "c", [("e1", True, "asked")])
+    assert comparison_markdown(compare_runs([bare, bare])).endswith("| 1 of 1, 100.0% [20.7, 100.0] | - | - |")
 
 
 def test_compare_runs_refuses_runs_of_different_episodes(tmp_path: Path) -> None:

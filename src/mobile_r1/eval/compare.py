@@ -8,6 +8,10 @@ the exact McNemar test: only the episodes where the two differ count, and under 
 fair coin. scipy has the binomial test this reduces to, but the toolkit's evaluation core stays free of it; the exact
 sum is a few lines of `math.comb`. Three outcomes are tested: task success (SR), the right inquiry behaviour (ISR)
 and, over the episodes whose task needs a question, asking it ("asked where needed").
+
+A second table gives the papers' ablation columns with 95% Wilson intervals: SR, ISR, asked where needed,
+over-inquiry over the episodes whose task needs no question, and self-corrections (episodes with at least one step
+back to a state the phone had left).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class RunComparison:
     agent: str
     overall: MetricSummary
     asked_where_needed: Rate
+    over_asked_where_not_needed: Rate
     sr_test: PairedTest | None
     isr_test: PairedTest | None
     asked_test: PairedTest | None
@@ -105,6 +110,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
         verdicts = [by_id[i] for i in ids]
         needs = needs_inquiry_summary(verdicts)
         asked = needs.isr if needs else wilson(0, 0)
+        not_needed = [v for v in verdicts if not v.inquiry_needed]
         first = index == 0
         out.append(RunComparison(
             name=names[index] if names else path.name,
@@ -112,6 +118,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
             agent=str(options.get("agent", "")),
             overall=summarize(verdicts).overall,
             asked_where_needed=asked,
+            over_asked_where_not_needed=wilson(sum(v.inquiry == "over_asked" for v in not_needed), len(not_needed)),
             sr_test=None if first else _paired(base, verdicts, lambda v: v.success),
             isr_test=None if first else _paired(base, verdicts, lambda v: v.inquiry_success),
             asked_test=None if first or needs is None else _paired(base, verdicts, lambda v: v.inquiry == "asked",
@@ -121,7 +128,7 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
 
 
 def _count(rate: Rate) -> str:
-    return f"{rate.k} of {rate.n}, {rate}"
+    return "-" if rate.n == 0 else f"{rate.k} of {rate.n}, {rate}"
 
 
 def format_p(p: float) -> str:
@@ -134,7 +141,8 @@ def _test(test: PairedTest | None) -> str:
 
 
 def comparison_markdown(rows: Sequence[RunComparison]) -> str:
-    """A markdown table: each run's SR, ISR, asked where needed and score, and its paired tests against the first."""
+    """Two markdown tables: each run's SR, ISR, asked where needed and score with its paired tests against the first;
+    then the ablation columns, each a count with its 95% Wilson interval."""
     base = rows[0].name
     lines = [
         f"{rows[0].overall.n} episodes, the same for every run. Tests against `{base}`: exact McNemar on the "
@@ -148,6 +156,17 @@ def comparison_markdown(rows: Sequence[RunComparison]) -> str:
         asked = "-" if r.asked_where_needed.n == 0 else f"{r.asked_where_needed.k} of {r.asked_where_needed.n}"
         lines.append(f"| {r.name} | {_count(r.overall.sr)} | {100 * r.overall.isr.value:.0f}% | {asked} | {score} | "
                      f"{_test(r.sr_test)} | {_test(r.isr_test)} | {_test(r.asked_test)} |")
+    lines += [
+        "",
+        "95% Wilson intervals. Over-inquiry is counted over the episodes whose task needs no question; self-corrections "
+        "are the episodes with a step back to a state the phone had left.",
+        "",
+        "| run | SR | ISR | asked where needed | over-inquiry where no question is needed | self-corrections |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r.name} | {_count(r.overall.sr)} | {_count(r.overall.isr)} | {_count(r.asked_where_needed)} | "
+                     f"{_count(r.over_asked_where_not_needed)} | {_count(r.overall.self_correction)} |")
     return "\n".join(lines)
 
 
