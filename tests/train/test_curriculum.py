@@ -128,6 +128,21 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
             assert (test is None) == (needed == 0)
             if test is not None:
                 assert test["gained"] - test["lost"] == mine - base and 0.0 < test["p"] <= 1.0
+    # the papers' ablation columns per suite, each a count over the right episodes, read from the verdicts
+    md = (out / "comparison.md").read_text()
+    for suite in ("inquire-sim", "nav-sim"):
+        assert f"The papers' ablation columns on the `test` episodes of {suite}:" in md
+        assert list(data["ablation"][suite]) == ["untrained", "sft", "action-grpo", "task-grpo"]
+        for label, columns in data["ablation"][suite].items():
+            verdicts = [json.loads(ln)["verdict"] for ln in
+                        (out / "eval" / label / suite / "episodes.jsonl").read_text().splitlines()]
+            quiet = [v for v in verdicts if v["inquiry"] in ("not_needed", "over_asked")]
+            over = columns["over_asked_where_not_needed"]
+            assert (over["k"], over["n"]) == (sum(v["inquiry"] == "over_asked" for v in quiet), len(quiet))
+            assert columns["sr"]["k"] == sum(v["success"] for v in verdicts) and columns["sr"]["n"] == 2
+            assert columns["self_correction"]["k"] == sum(v["self_corrections"] > 0 for v in verdicts)
+            assert columns["asked_where_needed"]["n"] == len(verdicts) - len(quiet)
+            assert f"| {curriculum.STAGE_TITLES[label]} | {columns['sr']['k']} of 2, " in md
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
     assert "Training curves" in page and page.count('alt="learning curves of') == 3  # each stage's curves.png

@@ -156,18 +156,30 @@ def comparison_markdown(rows: Sequence[RunComparison]) -> str:
         asked = "-" if r.asked_where_needed.n == 0 else f"{r.asked_where_needed.k} of {r.asked_where_needed.n}"
         lines.append(f"| {r.name} | {_count(r.overall.sr)} | {100 * r.overall.isr.value:.0f}% | {asked} | {score} | "
                      f"{_test(r.sr_test)} | {_test(r.isr_test)} | {_test(r.asked_test)} |")
-    lines += [
-        "",
+    return "\n".join(lines) + "\n\n" + ablation_markdown(rows)
+
+
+def ablation_columns(row: RunComparison) -> dict[str, Rate]:
+    """The papers' ablation columns of one run: SR, ISR, asked where needed, over-inquiry over the episodes whose task
+    needs no question, and self-corrections (n = 0 where the phone names no states)."""
+    return {"sr": row.overall.sr, "isr": row.overall.isr, "asked_where_needed": row.asked_where_needed,
+            "over_asked_where_not_needed": row.over_asked_where_not_needed,
+            "self_correction": row.overall.self_correction}
+
+
+def ablation_markdown(rows: Sequence[RunComparison], first: str = "run") -> str:
+    """The ablation columns as a markdown table, a row per run, each cell a count with its 95% Wilson interval."""
+    lines = [
         "95% Wilson intervals. Over-inquiry is counted over the episodes whose task needs no question; self-corrections "
         "are the episodes with a step back to a state the phone had left.",
         "",
-        "| run | SR | ISR | asked where needed | over-inquiry where no question is needed | self-corrections |",
+        f"| {first} | SR | ISR | asked where needed | over-inquiry where no question is needed | self-corrections |",
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r.name} | {_count(r.overall.sr)} | {_count(r.overall.isr)} | {_count(r.asked_where_needed)} | "
-                     f"{_count(r.over_asked_where_not_needed)} | {_count(r.overall.self_correction)} |")
+        lines.append("| " + " | ".join([r.name, *map(_count, ablation_columns(r).values())]) + " |")
     return "\n".join(lines)
 
 
-__all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "compare_runs", "comparison_markdown"]
+__all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "compare_runs", "comparison_markdown", "ablation_columns",
+           "ablation_markdown"]

@@ -461,6 +461,29 @@ def paired_tests(run_dir: Path, rows: list[ModelRow], keys: list[str], base: str
     return {metric: {label: tests[label] for label in later if label in tests} for metric, tests in out.items()}
 
 
+def ablation_tables(run_dir: Path, rows: list[ModelRow], suites: list[str], split: str) -> tuple[str, dict[str, Any]]:
+    """The papers' ablation columns (SR, ISR, asked where needed, over-inquiry where no question is needed,
+    self-corrections, each with its 95% Wilson interval) of every model scored on a suite's held-out episodes: the
+    markdown tables and, for comparison.json, `{suite: {model: {column: {k, n, value, low, high}}}}`."""
+    from dataclasses import asdict
+
+    from mobile_r1.eval.compare import ablation_columns, ablation_markdown, compare_runs
+
+    md: list[str] = []
+    data: dict[str, Any] = {}
+    for suite in suites:
+        scored = [row.label for row in rows if (run_dir / "eval" / row.label / suite / "episodes.jsonl").is_file()]
+        if len(scored) < 2:
+            continue
+        compared = compare_runs([run_dir / "eval" / label / suite for label in scored],
+                                [STAGE_TITLES.get(label, label) for label in scored])
+        data[suite] = {label: {name: asdict(rate) for name, rate in ablation_columns(c).items()}
+                       for label, c in zip(scored, compared)}
+        md += ["", f"The papers' ablation columns on the `{split}` episodes of {suite}:", "",
+               ablation_markdown(compared, first="model")]
+    return ("\n".join(md) + "\n" if md else ""), data
+
+
 def step_tests(run_dir: Path, rows: list[ModelRow], base: str = "sft") -> dict[str, dict[str, Any]]:
     """Each later model's exact steps on the held-out labelled steps against the `base` model's (exact McNemar over
     the same steps, read from eval/<model>/steps.jsonl)."""
@@ -545,8 +568,9 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
         "asked_vs_untrained": vs_untrained["asked"], "sr_vs_sft": vs_sft["sr"], "asked_vs_sft": vs_sft["asked"],
         "timings_s": timings,
     }
+    ablation_md, data["ablation"] = ablation_tables(run_dir, rows, suites, cur.eval_split)
     md = (comparison_markdown(rows, suites, cur.eval_episodes, cur.eval_split) + paired_markdown(vs_untrained, suites)
-          + paired_markdown(vs_sft, suites, base="sft"))
+          + paired_markdown(vs_sft, suites, base="sft") + ablation_md)
     if indist:
         in_untrained = paired_tests(run_dir, rows, indist)
         in_sft = paired_tests(run_dir, rows, indist, base="sft")
@@ -690,4 +714,4 @@ def run_curriculum(
 
 
 __all__ = ["run_curriculum", "eval_agent_options", "eval_sets", "CurriculumResult", "EvalSet", "ModelRow", "StepScore",
-           "SuiteScore", "comparison_markdown", "stage_config", "stage_list", "STAGE_ORDER", "UNTRAINED"]
+           "SuiteScore", "comparison_markdown", "ablation_tables", "stage_config", "stage_list", "STAGE_ORDER", "UNTRAINED"]
