@@ -117,7 +117,8 @@ def test_the_names_recipe_is_the_demos_sft_on_searching_and_swapped_data_then_rl
     gen, demo_gen = cur["generate"], demo["curriculum"]["generate"]
     assert gen["search_first"] and gen["swap_names"] == {"suites": ["nav-sim"], "tasks": ["shop.", "contacts.", "chat."],
                                                          "copies": 2, "seed": 0}
-    assert {**gen, "search_first": False, "swap_names": None} == demo_gen
+    assert gen["suites"] == demo_gen["suites"][::-1] == ["nav-sim", "inquire-sim"]  # read by SFT in the chain's order
+    assert {**gen, "search_first": False, "swap_names": None, "suites": demo_gen["suites"]} == demo_gen
 
 
 def test_the_select_recipe_is_the_names_recipe_with_stage_3_choosing_its_tasks(tmp_path: Path) -> None:

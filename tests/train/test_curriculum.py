@@ -304,6 +304,18 @@ def test_the_curriculum_also_trains_on_copies_of_its_expert_data_with_the_names_
     more.curriculum.generate.swap_names.copies = 1
     curriculum.run_curriculum(more, output_dir=str(out), resume=True, progress=False, log=lambda _: None)
     assert len(swapped.read_text().splitlines()) == len(named)
+    # the suites listed the other way round: the same stores, byte for byte, which SFT reads in that order
+    other = config.model_copy(deep=True)
+    assert other.curriculum.generate is not None
+    other.curriculum.generate.suites = ["nav-sim", "inquire-sim"]
+    out2 = tmp_path / "other"
+    curriculum.run_curriculum(other, output_dir=str(out2), progress=False, log=lambda _: None)
+    assert fake.data[-1] == [str(out2 / "data" / "nav-sim"), str(out2 / "data" / "inquire-sim"),
+                             str(out2 / "data" / "nav-sim-swapped")]
+    for store in ("inquire-sim", "nav-sim"):
+        assert (out2 / "data" / store / "episodes.jsonl").read_bytes() == (data / store / "episodes.jsonl").read_bytes()
+    assert [json.loads(line)["id"] for line in (out2 / "data" / "nav-sim-swapped" / "episodes.jsonl").read_text().splitlines()] \
+        == [c["id"] for c in copies]
 
 
 @pytest.mark.parametrize("generate, message", [
