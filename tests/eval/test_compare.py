@@ -65,7 +65,7 @@ def test_compare_runs_pairs_episodes_by_id_and_tests_each_run_against_the_first(
 
 
 def test_the_ablation_table_counts_over_inquiry_where_no_question_is_needed_and_self_corrections(tmp_path: Path) -> None:
-    # e1 needs a question; e2-e4 do not. The SFT-like run asks on e1 and needlessly on e2 and e3 and steps back once
+    # e1 needs a question; e2-e4 do not. The SFT-like run asks on e1 and needlessly on e2 and e3 and steps back
     # in e4; the other asks needlessly once (e2) and never steps back.
     sft = write_run(tmp_path / "sft", "a", [("e1", True, "asked"), ("e2", False, "over_asked"),
                                             ("e3", True, "over_asked"), ("e4", False, "not_needed")], {"e4": 2})
