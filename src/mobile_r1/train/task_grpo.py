@@ -385,8 +385,8 @@ def sampled_success(policy: Policy, view: ModelView, backend: Backend, episodes:
                     settings: RolloutSettings, accelerator: Any, sampler: Sampler | None = None, chunk: int = 16,
                     progress: Callable[[int, int], None] | None = None) -> dict[str, tuple[int, int]]:
     """Each episode played once with `settings` (sampled as a rollout samples, or greedily at temperature 0) and
-    judged: (succeeded, played) per task in the order the tasks first appear. Each process plays its share of the episodes, `chunk` at a time; all get the
-    whole answer."""
+    judged: (succeeded, played) per task in the order the tasks first appear. Each process plays its share of the
+    episodes, `chunk` at a time; all get the whole answer."""
     from accelerate.utils import gather_object
 
     rank, world = accelerator.process_index, accelerator.num_processes
@@ -585,7 +585,8 @@ class TaskGRPORunner(StageRunner):
                 if main:
                     console.print(f"task_grpo.select: {done}/{total} episodes played", markup=False)
 
-            chunk = max(t.tasks_per_step * self.settings.num_generations, self.backend.remote_workers())  # a rollout's
+            # as many episodes at a time as one rollout plays, so the selection needs no more memory than a step
+            chunk = max(t.tasks_per_step * self.settings.num_generations, self.backend.remote_workers())
             counts = sampled_success(self.policy, self.view, self.backend, episodes, self.rollout_settings,
                                      self.accelerator, sampler, chunk, progress)
             s = t.select
