@@ -1,4 +1,5 @@
-"""`mobile-r1 compare BASE RUN [RUN ...]`: evaluation runs on the same episodes, each tested against the first."""
+"""`mobile-r1 compare BASE RUN [RUN ...]`: evaluation runs on the same episodes, or offline scores of the same labelled
+steps, each tested against the first."""
 
 from __future__ import annotations
 
@@ -14,18 +15,31 @@ from mobile_r1.cli.app import app, console
 @app.command()
 def compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run folders written by 'mobile-r1 eval --out' on the same "
-                                                    "episodes; the first is the base every other run is tested against."),
+                                                    "episodes, or per-step results of 'mobile-r1 eval-offline --out' "
+                                                    "on the same labelled steps (a file, or a folder of them pooled); "
+                                                    "the first is the base every other run is tested against."),
     name: Optional[list[str]] = typer.Option(None, "--name", help="A name per run folder, in order (default: the "
                                                                   "folder names)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:
     """Print SR, ISR, asked where needed and score per run, with exact McNemar tests against the first run, and the
     ablation columns (SR, ISR, asked where needed, over-inquiry where no question is needed, self-corrections) with
-    95% intervals."""
-    from mobile_r1.eval.compare import compare_runs, comparison_markdown
+    95% intervals; for per-step results, action types and exact steps, tested the same way."""
+    from mobile_r1.core.errors import DataError
+    from mobile_r1.eval.compare import compare_runs, compare_steps, comparison_markdown, is_step_results, steps_markdown
 
-    rows = compare_runs(run_dirs, name or None)
-    print(comparison_markdown(rows))
+    kinds = {is_step_results(path) for path in run_dirs}
+    if len(kinds) > 1:
+        raise DataError("compare takes evaluation runs (mobile-r1 eval --out) or per-step results (mobile-r1 "
+                        "eval-offline --out), not both at once")
+    if kinds == {True}:
+        steps = compare_steps(run_dirs, name or None)
+        print(steps_markdown(steps))
+        rows = [r.to_dict() for r in steps]
+    else:
+        episodes = compare_runs(run_dirs, name or None)
+        print(comparison_markdown(episodes))
+        rows = [r.to_dict() for r in episodes]
     if json_out is not None:
-        json_out.write_text(json.dumps([r.to_dict() for r in rows], indent=2) + "\n", encoding="utf-8")
+        json_out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")

@@ -12,10 +12,14 @@ and, over the episodes whose task needs a question, asking it ("asked where need
 A second table gives the papers' ablation columns with 95% Wilson intervals: SR, ISR, asked where needed,
 over-inquiry over the episodes whose task needs no question, and self-corrections (episodes with at least one step
 back to a state the phone had left).
+
+Models scored offline on the same labelled steps (`mobile-r1 eval-offline --out`) pair the same way, step by step:
+`compare_steps` tests each one's exact steps against the first's.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -181,5 +185,103 @@ def ablation_markdown(rows: Sequence[RunComparison], first: str = "run") -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True, slots=True)
+class StepRunComparison:
+    """One model's predictions of the shared labelled steps and, for every model after the first, its exact steps
+    tested against the first's."""
+
+    name: str
+    path: str
+    type_match: Rate
+    exact: Rate
+    exact_test: PairedTest | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+StepKey = tuple[str, int]
+
+
+def is_step_results(path: Path) -> bool:
+    """Whether `path` holds per-step results (a JSON-lines file, or a folder of them without an evaluation run's
+    episodes.jsonl) rather than a `mobile-r1 eval --out` folder."""
+    path = Path(path)
+    return path.is_file() or (path.is_dir() and not (path / "episodes.jsonl").is_file())
+
+
+def read_step_results(path: Path) -> dict[StepKey, tuple[bool, bool]]:
+    """(action type right, step exact) per (episode id, step) from per-step results: one JSON-lines file written by
+    `mobile-r1 eval-offline --out` (or a curriculum's eval/<model>/steps.jsonl), or every such file of a folder,
+    pooled (a model scored on each suite's steps into one folder)."""
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(path.glob("*.jsonl"))
+    if not files:
+        raise DataError(f"{path} holds neither an evaluation run (episodes.jsonl, from `mobile-r1 eval --out`) nor "
+                        "per-step results (*.jsonl, from `mobile-r1 eval-offline --out`)")
+    out: dict[StepKey, tuple[bool, bool]] = {}
+    for file in files:
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if "summary" in record:
+                    continue
+                key, value = (str(record["episode_id"]), int(record["step"])), (bool(record["type_match"]),
+                                                                               bool(record["exact"]))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                raise DataError(f"{file}:{number} is not a per-step result of `mobile-r1 eval-offline --out` ({e})") \
+                    from None
+            if key in out:
+                raise DataError(f"{file}:{number}: step {key[1]} of episode {key[0]} is scored twice in {path}")
+            out[key] = value
+    if not out:
+        raise DataError(f"{path} holds no scored step")
+    return out
+
+
+def compare_steps(paths: Sequence[Path], names: Sequence[str] | None = None) -> list[StepRunComparison]:
+    """Read per-step results of several models on the same labelled steps (`read_step_results`); the first is the
+    base every other model's exact steps are tested against."""
+    if len(paths) < 2:
+        raise DataError("compare needs at least two runs: the base first, then the runs to test against it")
+    if names is not None and len(names) != len(paths):
+        raise DataError(f"got {len(names)} names for {len(paths)} runs")
+    runs = [(Path(p), read_step_results(Path(p))) for p in paths]
+    keys = sorted(runs[0][1])
+    for path, steps in runs[1:]:
+        if set(steps) != set(keys):
+            only_base, only_here = len(set(keys) - set(steps)), len(set(steps) - set(keys))
+            raise DataError(f"{path} and {runs[0][0]} hold different steps ({only_base} only in the base, {only_here} "
+                            f"only in {path}); compare models scored on the same --data")
+    base = [runs[0][1][k][1] for k in keys]
+    out = []
+    for index, (path, steps) in enumerate(runs):
+        typed, exact = [steps[k][0] for k in keys], [steps[k][1] for k in keys]
+        out.append(StepRunComparison(
+            name=names[index] if names else path.name, path=str(path),
+            type_match=wilson(sum(typed), len(keys)), exact=wilson(sum(exact), len(keys)),
+            exact_test=None if index == 0 else PairedTest.of(base, exact)))
+    return out
+
+
+def steps_markdown(rows: Sequence[StepRunComparison]) -> str:
+    """A markdown table of each model's action types and exact steps (95% Wilson intervals), with its exact steps
+    tested against the first model's."""
+    base = rows[0].name
+    lines = [
+        f"{rows[0].exact.n} labelled steps, the same for every run; 95% Wilson intervals. Tests against `{base}`: "
+        "exact McNemar on the steps where the two differ (+ only this run exact, - only the base exact).",
+        "",
+        f"| run | action type | exact step | exact vs {base} |",
+        "|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r.name} | {_count(r.type_match)} | {_count(r.exact)} | {_test(r.exact_test)} |")
+    return "\n".join(lines)
+
+
 __all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "compare_runs", "comparison_markdown", "ablation_columns",
-           "ablation_markdown"]
+           "ablation_markdown", "StepRunComparison", "is_step_results", "read_step_results", "compare_steps",
+           "steps_markdown"]

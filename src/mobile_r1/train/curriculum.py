@@ -487,14 +487,13 @@ def ablation_tables(run_dir: Path, rows: list[ModelRow], suites: list[str], spli
 def step_tests(run_dir: Path, rows: list[ModelRow], base: str = "sft") -> dict[str, dict[str, Any]]:
     """Each later model's exact steps on the held-out labelled steps against the `base` model's (exact McNemar over
     the same steps, read from eval/<model>/steps.jsonl)."""
-    from mobile_r1.eval.compare import PairedTest
+    from mobile_r1.eval.compare import PairedTest, read_step_results
 
     def exact(label: str) -> dict[tuple[str, int], bool] | None:
         path = run_dir / "eval" / label / "steps.jsonl"
         if not path.is_file():
             return None
-        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        return {(r["episode_id"], r["step"]): bool(r["exact"]) for r in lines if "summary" not in r}
+        return {key: exact for key, (_, exact) in read_step_results(path).items()}
 
     labels = [row.label for row in rows]
     reference = exact(base) if base in labels else None
