@@ -493,7 +493,7 @@ def step_tests(run_dir: Path, rows: list[ModelRow], base: str = "sft") -> dict[s
         path = run_dir / "eval" / label / "steps.jsonl"
         if not path.is_file():
             return None
-        return {key: exact for key, (_, exact) in read_step_results(path).items()}
+        return {key: right for key, (_, right) in read_step_results(path).items()}
 
     labels = [row.label for row in rows]
     reference = exact(base) if base in labels else None
