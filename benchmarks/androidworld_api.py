@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "env" / "androidworld"))
 
 from mobile_r1.env.androidworld.client import AndroidWorldClient, decode_pixels, decode_screenshot  # noqa: E402
-from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, create_app, pixels_json  # noqa: E402
+from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, create_app, pixels_json  # noqa: E402
 
 
 def best(seconds: list[float]) -> str:

@@ -159,7 +159,7 @@ def adbd_command(
     capture_scale: float = typer.Option(1.0, "--capture-scale", help="Scale of `screencap` images (1.0: 1080x2400)."),
 ) -> None:
     """Serve the simulated phone over the adb device protocol: `adb connect HOST:PORT`, then any adb tool drives it."""
-    from mobile_r1.env.sim.adbd import AdbdServer, SimDevice
+    from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
 
     server = AdbdServer(SimDevice(seed=seed, serial=serial, adbkeyboard=adbkeyboard, capture_scale=capture_scale),
                         host=host, port=port)

@@ -99,7 +99,7 @@ def serve(
     """Serve the simulated phone with AndroidWorld's HTTP API (its task families are our suites; one extra endpoint,
     /ui_elements, gives the screen's UI elements). Prints the URL, then serves until Ctrl-C."""
     from mobile_r1.core.errors import ConfigError
-    from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, serve as run_server
+    from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, serve as run_server
 
     if api != "androidworld":
         raise ConfigError(f"--api {api!r}: the phone can be served with: androidworld")

@@ -14,8 +14,8 @@ from mobile_r1.env.adb.apps import app_label, resolve_app
 from mobile_r1.env.adb.device import adbkeyboard_broadcast, is_network_serial, quote_text
 from mobile_r1.env.adb.tasks import load_task_file
 from mobile_r1.env.adb.users import OpenAIUser
-from mobile_r1.env.sim.adbd import SimDevice
-from mobile_r1.env.sim.adbd.shell import tokenize
+from mobile_r1.env.sim.servers.adbd import SimDevice
+from mobile_r1.env.sim.servers.adbd.shell import tokenize
 from mobile_r1.serve import LoopbackServer, ScriptedBackend
 
 INSTALLED = {"com.tencent.mm", "com.eg.android.AlipayGphone", "com.android.chrome", "com.sim.wallet",

@@ -16,7 +16,7 @@ from typing import Any
 import uvicorn
 
 from mobile_r1.env.androidworld.wire import UI_ELEMENTS_PATH
-from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, create_app
+from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, create_app
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[2] / "src"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, create_app, serve_app
+from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, create_app, serve_app
 
 
 class Faults:

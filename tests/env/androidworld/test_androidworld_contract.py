@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 from mobile_r1.core.errors import EnvError, InfraError
 from mobile_r1.env.androidworld.client import AndroidWorldClient, decode_screenshot
 from mobile_r1.env.androidworld.wire import ACTION_KEYS, ACTION_TYPES, DIRECTIONS, UI_ELEMENTS_PATH, check_action
-from mobile_r1.env.sim.androidworld_server import SimAndroidWorld, create_app
+from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, create_app
 
 TASK = {"task_type": str, "task_idx": int}
 

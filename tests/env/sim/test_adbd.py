@@ -17,9 +17,9 @@ from PIL import Image
 
 from mobile_r1.core.formats.uixml import parse_ui_xml
 from mobile_r1.env.sim import SimBackend
-from mobile_r1.env.sim.adbd import AdbdServer, SimDevice
-from mobile_r1.env.sim.adbd.shell import parse, tokenize
-from mobile_r1.env.sim.adbd.wire import A_CLSE, A_CNXN, A_OKAY, A_OPEN, Message, read_message
+from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
+from mobile_r1.env.sim.servers.adbd.shell import parse, tokenize
+from mobile_r1.env.sim.servers.adbd.wire import A_CLSE, A_CNXN, A_OKAY, A_OPEN, Message, read_message
 
 
 @pytest.fixture(scope="module")

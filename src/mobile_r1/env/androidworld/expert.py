@@ -4,7 +4,7 @@ AndroidWorld's actions say less than ours: a swipe becomes a `scroll` of an elem
 not the finger's own path), typed text is always followed by Enter, `wait` is one second. A plan made on a phone
 that takes our actions as they are would drift on the server. So the expert plans on a local simulated phone that
 performs each of its actions the way the server does: turned into AndroidWorld's JSON action by our client
-(`wire.to_json_action`), then performed as AndroidWorld's executor would (`env.sim.androidworld_server.actuation`).
+(`wire.to_json_action`), then performed as AndroidWorld's executor would (`env.sim.servers.androidworld.actuation`).
 The phone and its task are the server's (same task, same seed), so the plan replays exactly on the server.
 """
 
@@ -16,10 +16,10 @@ from typing import Any, Callable
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ActionError
 from mobile_r1.env.protocol import Demonstration, EpisodeRef
-from mobile_r1.env.sim.androidworld_server import actuation
+from mobile_r1.env.sim.servers.androidworld import actuation
 from mobile_r1.env.sim.backend import NAME as SIM, SimBackend
 from mobile_r1.env.sim.episode import TaskEpisode
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.androidworld.wire import to_json_action
 from mobile_r1.sim.system import Phone
 

@@ -6,7 +6,7 @@ one of `ACTION_TYPES`, null keys left out. Screenshots come back as `{"pixels": 
 server sends no UI tree; our simulated phone adds one endpoint that does (`UI_ELEMENTS_PATH`), with each element in
 the shape of AndroidWorld's `representation_utils.UIElement` (our element id and parent ride in its `metadata`).
 
-The client (`mobile_r1.env.androidworld`) and our server (`mobile_r1.env.sim.androidworld_server`) both use this
+The client (`mobile_r1.env.androidworld`) and our server (`mobile_r1.env.sim.servers.androidworld`) both use this
 module, so they agree on the format by construction; the contract test pins it to AndroidWorld's source.
 """
 

@@ -1,9 +1,9 @@
 """The built-in simulated phone behind the door: the backend (`SimBackend`, `SimTaskEnv`), the raw phone environment
-(`SimEnv`), and everything that reads its state: task set-up (`episode`), the simulated user, the rule judge, the
+(`SimEnv`, from `mobile_r1.sim.driver`), and everything that reads its state: task set-up (`episode`), the simulated user, the rule judge, the
 expert and the task checks."""
 
 from mobile_r1.env.sim.backend import SimBackend, SimTaskEnv, episode_ref
 from mobile_r1.env.sim.episode import TaskEpisode, build_split, make_episode
-from mobile_r1.env.sim.phone_env import SimEnv, Snapshot
+from mobile_r1.sim.driver import SimEnv, Snapshot
 
 __all__ = ["SimBackend", "SimTaskEnv", "SimEnv", "Snapshot", "TaskEpisode", "build_split", "make_episode", "episode_ref"]

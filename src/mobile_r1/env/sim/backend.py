@@ -22,7 +22,7 @@ from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRe
 from mobile_r1.env.registry import register_backend
 from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes, make_episode
 from mobile_r1.env.sim.judge import judge
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
 from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
 from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.state import resolve, set_path
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import TaskSpec, fill

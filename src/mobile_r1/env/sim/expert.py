@@ -26,7 +26,7 @@ from mobile_r1.core.records import Episode, Step, UIElement
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.sim.episode import TaskEpisode
 from mobile_r1.env.sim.judge import judge
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.state import check, match_detail
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, Inquiry, fill

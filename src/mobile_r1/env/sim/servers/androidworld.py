@@ -39,7 +39,7 @@ from mobile_r1.core.records import UIElement
 from mobile_r1.env.androidworld.wire import SERVER_NAME, UI_ELEMENTS_PATH, JSONAction, check_action, element_to_wire
 from mobile_r1.env.protocol import EpisodeRef
 from mobile_r1.env.sim.backend import SimBackend, SimTaskEnv, episode_ref
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.tasks.suites import SPLITS, SUITES
 
 # AndroidWorld's server starts with `create_suite(n_task_combinations=2, seed=42)`; ours does too.

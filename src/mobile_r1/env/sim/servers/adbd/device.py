@@ -51,9 +51,9 @@ from typing import Any, Callable
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ActionError, DataError, EnvError, MobileR1Error
 from mobile_r1.env.protocol import EpisodeRef
-from mobile_r1.env.sim.adbd.shell import Shell
+from mobile_r1.env.sim.servers.adbd.shell import Shell
 from mobile_r1.env.sim.backend import SimBackend, SimTaskEnv
-from mobile_r1.env.sim.phone_env import SimEnv
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import KEYBOARD_PKG, LAUNCHER_PKG, SYSTEM_PKG, Phone
 
 SIMCTL_VERSION = 1

@@ -26,8 +26,8 @@ import threading
 import time
 from typing import Callable
 
-from mobile_r1.env.sim.adbd.device import SimDevice
-from mobile_r1.env.sim.adbd.wire import (A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_PAYLOAD, VERSION_MIN,
+from mobile_r1.env.sim.servers.adbd.device import SimDevice
+from mobile_r1.env.sim.servers.adbd.wire import (A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_PAYLOAD, VERSION_MIN,
                                          VERSION_SKIP_CHECKSUM, Message, WireError, read_message)
 
 log = logging.getLogger(__name__)
