@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser adb demo test test-fast bench clean
+.PHONY: install browser adb fonts demo test test-fast bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,14 +31,20 @@ adb:
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq adb >/dev/null; } \
 		|| echo "adb is not installed: the tests that need the adb server will be skipped"
 
-demo: install
+# Chinese screens are drawn with Android's CJK fallback font; Debian's package is installed when missing (as root).
+fonts:
+	@[ -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-droid-fallback >/dev/null; } \
+		|| echo "fonts-droid-fallback is not installed: Chinese text will be drawn as boxes"
+
+demo: install fonts
 	$(VENV)/bin/mobile-r1 demo
 
-test: install browser adb
+test: install browser adb fonts
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
-test-fast: install
+test-fast: install fonts
 	$(PY) -m pytest -q -x -m "not slow"
 
 bench: install

@@ -39,6 +39,7 @@ class SimEnv:
 
     apps       which apps to install (names or aliases); None installs every registered app
     seed       default seed for `reset`
+    locale     the phone's language, "en" or "zh" (a task may bring its own)
     randomize  draw themes, sizes, list orders, names, prices and popups from the seed (False: canonical look)
     render     put a screenshot in every observation (False skips drawing entirely)
     scale      screenshot scale of the 1080x2400 screen (0.3 gives 324x720)
@@ -48,10 +49,10 @@ class SimEnv:
 
     def __init__(self, apps: Sequence[str] | None = None, seed: int = 0, randomize: bool = True, render: bool = True,
                  scale: float = 0.3, xml: bool = True, user: Callable[[str], str] | None = None,
-                 ad_rate: float = 0.12) -> None:
+                 ad_rate: float = 0.12, locale: str = "en") -> None:
         if not scale > 0:
             raise ConfigError(f"scale must be > 0, got {scale}")
-        self.phone = Phone(apps=apps, seed=seed, randomize=randomize, ad_rate=ad_rate)
+        self.phone = Phone(apps=apps, seed=seed, randomize=randomize, ad_rate=ad_rate, locale=locale)
         self.seed, self.render, self.scale, self.xml = seed, render, scale, xml
         self.user = user
         self.task: TaskSetup | None = None
@@ -61,10 +62,12 @@ class SimEnv:
     def screen_size(self) -> tuple[int, int]:
         return (self.phone.width, self.phone.height)
 
-    def reset(self, task: TaskSetup | None = None, app: str | None = None, seed: int | None = None) -> Observation:
-        """A fresh phone for `seed` (default: the env's seed); then `task.setup(phone, rng)`, then open `app`."""
+    def reset(self, task: TaskSetup | None = None, app: str | None = None, seed: int | None = None,
+              locale: str | None = None) -> Observation:
+        """A fresh phone for `seed` (default: the env's seed) in `locale` (default: the task's, else the phone's);
+        then `task.setup(phone, rng)`, then open `app`."""
         seed = self.seed if seed is None else seed
-        self.phone.reset(seed)
+        self.phone.reset(seed, locale or getattr(task, "locale", None))
         self.task, self.done = task, False
         if task is not None:
             if not callable(getattr(task, "setup", None)):

@@ -19,6 +19,8 @@ from typing import Any, Callable, Sequence
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.apps import App, Ctx, Effect, load_all, resolve
+from mobile_r1.sim.locale import Catalog, app_catalog, check_locale, system_catalog, tr, using
+from mobile_r1.sim.media import MEDIA_KEY, initial_media
 from mobile_r1.sim.ui.render import Canvas, text_width
 from mobile_r1.sim.ui.theme import Theme
 from mobile_r1.sim.ui.tree import Node, flatten, hit, to_xml
@@ -72,6 +74,7 @@ class PhoneState:
     recents: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # apps uninstalled during the episode
     rng: random.Random = field(default_factory=random.Random)
 
 
@@ -79,7 +82,7 @@ class Phone:
     """An Android-like phone running simulated apps. Coordinates are logical screen pixels (1080x2400)."""
 
     def __init__(self, apps: Sequence[str] | None = None, seed: int = 0, randomize: bool = True,
-                 ad_rate: float = 0.12) -> None:
+                 ad_rate: float = 0.12, locale: str = "en") -> None:
         registry = load_all()
         keys = list(registry) if apps is None else []
         for name in apps or ():
@@ -93,6 +96,7 @@ class Phone:
         self.width, self.height = WIDTH, HEIGHT
         self.randomize = randomize
         self.ad_rate = ad_rate if randomize else 0.0
+        self.locale = check_locale(locale)
         self.state = PhoneState()
         self._version = 0
         self._view: _View | None = None
@@ -110,8 +114,12 @@ class Phone:
         self.reset(seed)
 
     # ----- lifecycle -------------------------------------------------------------------------------------
-    def reset(self, seed: int = 0) -> None:
-        """Back to a fresh phone for `seed`: new app states, home screen, empty logs."""
+    def reset(self, seed: int = 0, locale: str | None = None) -> None:
+        """Back to a fresh phone for `seed` (in `locale`, default: the phone's): new app states, home screen, empty
+        logs. Each app draws its starting state in the phone's language."""
+        if locale is not None and locale != self.locale:
+            self.locale = check_locale(locale)
+            self._status, self._nav, self._home = None, None, None
         rand = self.randomize
         st = PhoneState(seed=seed, rng=random.Random(f"{seed}:phone"))
         layout_rng = random.Random(f"{seed}:launcher")
@@ -122,11 +130,14 @@ class Phone:
         st.launcher_order = order
         for key, app in self.apps.items():
             app_rng = random.Random(f"{seed}:{key}" if rand else f"canonical:{key}")
+            app.locale = self.locale
             data = app.initial_state(app_rng)
             data.setdefault("logged_in", not app.login_required)
             st.apps[key] = data
             st.stacks[key] = []
             st.permissions[key] = {}
+        if any(app.uses_media for app in self.apps.values()):
+            st.apps[MEDIA_KEY] = initial_media(random.Random(f"{seed}:media" if rand else "canonical:media"), self.locale)
         self.state = st
         self._themes = {}
         self.touch()
@@ -171,6 +182,23 @@ class Phone:
             self._themes[(key, dark)] = cached
         return cached
 
+    def catalog(self, key: str | None) -> Catalog | None:
+        """The strings app `key`'s screens show in the phone's language (None: the system's); None in English."""
+        if key is None or key not in self.apps:
+            return system_catalog(self.locale)
+        return app_catalog(self.locale, key, type(self.apps[key]).strings)
+
+    def t(self, text: str, key: str | None = None, **values: object) -> str:
+        """`text` in the phone's language, from app `key`'s table (or the system's), with `values` filled in."""
+        catalog = self.catalog(key)
+        if catalog is None:
+            return text.format(**values) if values else text
+        return catalog.format(text, **values)
+
+    def label(self, key: str) -> str:
+        """App `key`'s name as its launcher shows it in the phone's language."""
+        return self.apps[key].label(self.locale)
+
     def clock_text(self) -> str:
         minutes = (self.state.start_minutes + int(self.state.clock // 60)) % (24 * 60)
         return f"{minutes // 60:02d}:{minutes % 60:02d}"
@@ -183,6 +211,35 @@ class Phone:
         self.mark(key)
         self._changed()
         return self.state.apps[key]
+
+    @property
+    def media(self) -> dict[str, Any]:
+        """The phone's shared photos, videos, audio and files (`mobile_r1.sim.media`), for apps that keep media."""
+        store = self.state.apps.get(MEDIA_KEY)
+        if store is None:
+            raise ConfigError("no app on this phone keeps photos or files (an app with `uses_media` must be installed)")
+        self.mark(MEDIA_KEY)
+        self._changed()
+        return store
+
+    def installed(self) -> list[str]:
+        """The keys of the apps installed now (those uninstalled during the episode left out), sorted."""
+        return [k for k in sorted(self.apps) if k not in self.state.removed]
+
+    def remove_app(self, key: str) -> None:
+        """Uninstall app `key`: it leaves the launcher, the recents and the foreground (the caller records the
+        effect)."""
+        st = self.state
+        if key not in self.apps or key in st.removed:
+            raise ConfigError(f"app {key!r} is not installed")
+        st.removed.append(key)
+        st.launcher_order = [k for k in st.launcher_order if k != key]
+        if key in st.recents:
+            st.recents.remove(key)
+        st.stacks[key] = []
+        if st.foreground == key:
+            st.mode, st.foreground = "home", None
+        self._changed()
 
     @property
     def foreground(self) -> str | None:
@@ -217,6 +274,7 @@ class Phone:
         self._changed()
 
     def toast(self, text: str) -> None:
+        """Show `text` (already in the phone's language) at the bottom of the screen for a few seconds."""
         self.state.toast = (text, self.state.clock + TOAST_SECONDS)
         self._changed()
 
@@ -237,10 +295,11 @@ class Phone:
                 elif otherwise is not None:
                     otherwise(Ctx(phone, key))
                 else:
-                    phone.toast(f"{permission.capitalize()} permission denied")
+                    text = phone.t("{permission} permission denied", permission=phone.t(permission))
+                    phone.toast(text[:1].upper() + text[1:])
             return handler
 
-        title = f"Allow {self.apps[key].name} to access {permission}?"
+        title = self.t("Allow {app} to access {permission}?", app=self.label(key), permission=self.t(permission))
         self.show_overlay("permission", title, "", [("Don't allow", decide(False)), ("Allow", decide(True))], key)
 
     def record_effect(self, kind: str, app: str, detail: dict[str, Any]) -> Effect:
@@ -252,9 +311,9 @@ class Phone:
     # ----- app switching --------------------------------------------------------------------------------
     def open(self, name: str) -> str | None:
         """Bring app `name` (name or alias, any case) to the front; returns an error text or None."""
-        key = resolve(name, list(self.apps))
+        key = resolve(name, self.installed())
         if key is None:
-            return f"no app called '{name}' on this phone; installed: {', '.join(self.apps[k].name for k in sorted(self.apps))}"
+            return f"no app called '{name}' on this phone; installed: {', '.join(self.label(k) for k in self.installed())}"
         self._launch(key)
         return None
 
@@ -576,7 +635,8 @@ class Phone:
 
     def _app_icon(self, key: str) -> Widget:
         app = self.apps[key]
-        icon = _LauncherIcon(app.icon or app.name, desc=app.name, label=app.name, bg=app.color, round=False,
+        name = app.label(self.locale)
+        icon = _LauncherIcon(app.icon or app.name, desc=name, label=name, bg=app.color, round=False,
                              size=150, color=(255, 255, 255), id=f"app_{key}", label_color=(255, 255, 255),
                              on_click=lambda ctx, k=key: self._launch(k))
         return icon
@@ -585,13 +645,13 @@ class Phone:
         page = min(self.state.launcher_page, len(self.launcher_pages()) - 1)
         apps = self.launcher_pages()[page]
         icons = [self._app_icon(k) for k in apps]
-        dots = Row(*[Icon("dot", desc=f"Page {i + 1}", size=24, bg=(255, 255, 255) if i == page else (150, 160, 175),
+        dots = Row(*[Icon("dot", desc=self.t("Page {n}", n=i + 1), size=24, bg=(255, 255, 255) if i == page else (150, 160, 175),
                           selected=i == page) for i in range(len(self.launcher_pages()))], gap=24)
         top: list[Widget | None] = []
         if page == 0:
             top = [Spacer(80),
                    Text(self.clock_text(), size=200, color=(255, 255, 255), align="center", id="clock"),
-                   Text(f"Day {1 + int(self.state.clock // 86400)} \u00b7 Sunny 22\u00b0", size="body",
+                   Text(self.t("Day {day} \u00b7 Sunny 22\u00b0", day=1 + int(self.state.clock // 86400)), size="body",
                         color=(235, 240, 250), align="center", id="date"),
                    Spacer(120)]
         else:
@@ -611,15 +671,16 @@ class Phone:
         cards: list[Widget] = []
         for key in self.state.recents:
             app = self.apps[key]
+            name = app.label(self.locale)
             frame = self.state.stacks[key][-1] if self.state.stacks[key] else None
             cards.append(Row(
-                Icon(app.icon or app.name, desc=app.name, bg=app.color, size=110, round=False),
-                Column(Text(app.name, size="title", bold=True),
+                Icon(app.icon or app.name, desc=name, bg=app.color, size=110, round=False),
+                Column(Text(name, size="title", bold=True),
                        Text(frame["screen"].replace("_", " ").title() if frame else "", size="small",
                             color=lay.theme.text2), weight=1.0, gap=8),
-                Icon("close", desc=f"Remove {app.name}", size=80,
+                Icon("close", desc=self.t("Remove {app}", app=name), size=80,
                      on_click=lambda ctx, k=key: self._forget(k), id="dismiss_task"),
-                pad=36, gap=32, bg="surface", radius=32, id="task", desc=app.name,
+                pad=36, gap=32, bg="surface", radius=32, id="task", desc=name,
                 on_click=lambda ctx, k=key: self._launch(k)))
         body: Widget = Scroll(*cards, id="recents_list", gap=32, pad=40) if cards else Text(
             "No recent items", size="title", align="center", pad=200, flex=True, color=lay.theme.text2)
@@ -655,6 +716,11 @@ class Phone:
         return self._view
 
     def _build(self) -> _View:
+        with using(system_catalog(self.locale)):
+            return self._build_view()
+
+    def _build_view(self) -> _View:
+        """Lay out the screen: the system's parts with the system's strings, the app's with its own."""
         st = self.state
         key = self.foreground
         frame = self.top_frame()
@@ -666,7 +732,8 @@ class Phone:
         placed = False
         if st.mode == "home":
             dark = bool(self.system.get("dark_mode"))
-            sig = (st.launcher_page, tuple(st.launcher_order), self.clock_text(), dark, st.seed, self.randomize)
+            sig = (st.launcher_page, tuple(st.launcher_order), self.clock_text(), dark, st.seed, self.randomize,
+                   self.locale)
             if self._home is None or self._home[0] != sig:
                 home_lay = Layout(_launcher_theme(dark))
                 home = self._launcher(home_lay)
@@ -680,13 +747,15 @@ class Phone:
             app = self.apps[key]  # type: ignore[index]
             pkg = app.package
             ctx = Ctx(self, key, mark=False)  # screens only read the state
-            if frame is None:
-                content = Column(Text(app.name, size="big"))
-            elif frame["ready_at"] > st.clock:
-                content = Column(AppBar(app.name), Spinner("Loading..."), id="loading")
-            else:
-                with spacing(theme.spacing):
-                    content = app.render(frame["screen"], ctx)
+            name = app.label(self.locale)
+            with using(self.catalog(key)):
+                if frame is None:
+                    content = Column(Text(name, size="big"))
+                elif frame["ready_at"] > st.clock:
+                    content = Column(AppBar(name), Spinner("Loading..."), id="loading")
+                else:
+                    with spacing(theme.spacing):
+                        content = app.render(frame["screen"], ctx)
         if not placed:
             content.place(0, STATUS_H, self.width, content_h, lay)
         roots: list[tuple[Widget, str]] = [(content, pkg)]
@@ -709,7 +778,8 @@ class Phone:
         extent = dict(lay.extent)
         overlay_root = None
         if st.overlay is not None:
-            overlay_root, opkg = self._overlay(st.overlay, theme)
+            with using(self.catalog(st.overlay.app)):
+                overlay_root, opkg = self._overlay(st.overlay, theme)
             olay = Layout(theme)
             w = self.width - 2 * 90
             h = overlay_root.measure(w, olay)
@@ -738,7 +808,7 @@ class Phone:
     def _placed_status_bar(self, key: str | None, theme: Theme, lay: Layout) -> Widget:
         """The status bar, laid out; reused while what it shows is the same (it never changes after layout)."""
         sig = (self.clock_text(), bool(self.system.get("wifi", True)), bool(self.system.get("bluetooth", False)),
-               key is not None and not theme.dark and self.state.mode == "app", self.state.mode, theme.dark)
+               key is not None and not theme.dark and self.state.mode == "app", self.state.mode, theme.dark, self.locale)
         if self._status is None or self._status[0] != sig:
             bar = self._status_bar(key, theme)
             bar.place(0, 0, self.width, STATUS_H, lay)
@@ -885,9 +955,11 @@ class Phone:
                                {k: int(v) for k, v in sorted(f["scroll"].items())}])
         data = [st.mode, st.foreground, st.launcher_page if st.mode == "home" else 0, frames,
                 st.overlay.signature() if st.overlay else None, st.permissions, len(st.effects)]
+        if st.removed:
+            data.append(st.removed)
         h = hashlib.blake2b(json.dumps(data, sort_keys=True, default=str, separators=(",", ":")).encode(),
                             digest_size=12)
-        h.update(b"".join(self._app_digest(key) for key in sorted(st.apps) if not key.startswith("_")))
+        h.update(b"".join(self._app_digest(key) for key in sorted(st.apps) if not key.startswith("_") or key == MEDIA_KEY))
         return h.hexdigest()
 
     def _app_digest(self, key: str) -> bytes:
@@ -906,7 +978,7 @@ class Phone:
             "launcher_page": st.launcher_page, "stacks": copy.deepcopy(st.stacks), "apps": copy.deepcopy(st.apps),
             "permissions": copy.deepcopy(st.permissions), "effects": [e.to_dict() for e in st.effects],
             "overlay": st.overlay.signature() if st.overlay else None, "recents": list(st.recents),
-            "answers": list(st.answers),
+            "answers": list(st.answers), "removed": list(st.removed),
         }
 
 
@@ -966,7 +1038,7 @@ class _Key(Widget):
 
     def __init__(self, label: str, desc: str = "", weight: float = 1.0, **kw: Any) -> None:
         super().__init__(desc=desc or label, weight=weight, **kw)
-        self.label = label
+        self.label = label if len(label) == 1 else tr(label)
 
     @property
     def text(self) -> str:

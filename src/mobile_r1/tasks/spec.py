@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mobile_r1.core.errors import ConfigError
 
 SPECS_DIR = Path(__file__).parent / "specs"
+# The phone today's suites (inquire-sim, nav-sim) play on: the twelve apps they were written for. A spec that names no
+# `phone` gets exactly these, so that apps added to the simulator never change those suites' screens.
+CLASSIC_PHONE: tuple[str, ...] = ("Calendar", "Chat", "Contacts", "Food", "Gallery", "Maps", "Notes", "Settings", "Shop",
+                                  "Social", "Video", "Wallet")
 CATEGORIES = ("risk", "privacy", "intention", "uncertainty", "combination", "control", "navigation")
 REPLIES = ("confirm", "decline", "clarify", "login", "supply")
 _PLACEHOLDER = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
@@ -168,6 +172,7 @@ class TaskSpec(_Model):
     answer: str | None = None
     inquiries: list[Inquiry] = Field(default_factory=list)
     max_steps: int = Field(default=15, ge=1, le=60)
+    phone: list[str] | None = None
     source: str = ""
 
     @field_validator("id")
@@ -205,6 +210,11 @@ class TaskSpec(_Model):
         if self.category not in ("control", "navigation") and not self.inquiries:
             raise ValueError(f"a {self.category} task needs at least one entry in `inquiries`")
         return self
+
+    @property
+    def phone_apps(self) -> tuple[str, ...]:
+        """The apps installed on the episode's phone: the spec's `phone`, or the classic twelve."""
+        return tuple(self.phone) if self.phone is not None else CLASSIC_PHONE
 
     @property
     def needs_inquiry(self) -> bool:

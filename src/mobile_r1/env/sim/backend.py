@@ -39,7 +39,7 @@ def episode_ref(episode: TaskEpisode, suite: str | None = None, split: str | Non
     return EpisodeRef(
         id=episode.id, instruction=episode.instruction, task=spec.id, backend=NAME, split=split or episode.split,
         seed=episode.seed, suite=suite, category=spec.category, subcategory=spec.subcategory, apps=tuple(spec.apps),
-        max_steps=spec.max_steps, needs_inquiry=spec.needs_inquiry, language="en",
+        max_steps=spec.max_steps, needs_inquiry=spec.needs_inquiry, language=episode.locale,
         meta={"template_split": episode.split, "template": episode.template},
     )
 
@@ -130,7 +130,8 @@ class SimTaskEnv(TaskEnv):
         super().__init__(episode, max_steps)
         self.task = task
         self.backend = backend
-        self.sim = SimEnv(seed=task.seed, render=backend.render, scale=backend.scale, xml=backend.xml)
+        self.sim = SimEnv(apps=task.spec.phone_apps, seed=task.seed, render=backend.render, scale=backend.scale,
+                          xml=backend.xml, locale=task.locale)
         self.user: SimulatedUser | None = None
 
     def _reset(self) -> Observation:
@@ -169,7 +170,7 @@ class SimTaskEnv(TaskEnv):
         if not ask:  # planned as if the task needed no question: it acts as if the user had agreed
             spec = episode.spec.model_copy(update={"inquiries": []})
             episode = TaskEpisode(spec, episode.split, episode.template, episode.seed, dict(episode.params),
-                                  episode.instruction)
+                                  episode.instruction, episode.locale)
         run = Expert(seed=seed, self_correct=self_correct, render=render, scale=self.backend.scale,
                      search_first=search_first).run(episode)
         return Demonstration(run.episode, run.judgement.verdict, run.stuck)

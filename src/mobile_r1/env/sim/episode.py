@@ -53,6 +53,7 @@ class TaskEpisode:
     seed: int
     params: dict[str, Any] = field(default_factory=dict)
     instruction: str = ""
+    locale: str = "en"
 
     @property
     def id(self) -> str:
@@ -84,18 +85,19 @@ class TaskEpisode:
         arguments go to `SimEnv`: render, scale, xml, ...)."""
         from mobile_r1.env.sim.user import SimulatedUser
 
-        env = SimEnv(seed=self.seed, **kwargs)
+        kwargs.setdefault("apps", self.spec.phone_apps)
+        env = SimEnv(seed=self.seed, locale=self.locale, **kwargs)
         env.reset(task=self, seed=self.seed)
         env.user = SimulatedUser(self, env.phone)
         return env
 
 
-def make_episode(spec: TaskSpec, split: str, template: int, seed: int) -> TaskEpisode:
+def make_episode(spec: TaskSpec, split: str, template: int, seed: int, locale: str = "en") -> TaskEpisode:
     """An episode with its parameters and instruction filled in (from a phone holding just the spec's apps)."""
     if split not in ("train", "test"):
         raise ConfigError(f"split must be train or test, got {split!r}")
-    ep = TaskEpisode(spec, split, template, seed)
-    phone = Phone(apps=spec.apps, seed=seed)
+    ep = TaskEpisode(spec, split, template, seed, locale=locale)
+    phone = Phone(apps=spec.apps, seed=seed, locale=ep.locale)
     ep.params = draw_params(spec, phone, seed)
     ep.instruction = fill(ep.template_text, ep.params)
     return ep

@@ -45,6 +45,10 @@ def root_of(phone: Phone, name: str) -> Any:
     """The value a path starts from: an app's state, or `permissions`."""
     if name == "permissions":
         return phone.state.permissions
+    if name == "media":
+        return phone.media
+    if name == "removed":
+        return phone.state.removed
     try:
         return phone.app_state(name)
     except ConfigError:

@@ -20,7 +20,11 @@ def register(cls: type[App]) -> type[App]:
     """Class decorator: add an app to the registry under its lower-case name."""
     if not cls.name or not cls.package:
         raise ConfigError(f"app class {cls.__name__} needs a `name` and a `package`")
-    REGISTRY[cls.name.lower()] = cls
+    key = cls.__dict__.get("key") or cls.name.lower()
+    if key in REGISTRY and REGISTRY[key] is not cls and REGISTRY[key].__qualname__ != cls.__qualname__:
+        raise ConfigError(f"app class {cls.__name__}: the key {key!r} is already taken by {REGISTRY[key].__name__}")
+    cls.key = key
+    REGISTRY[key] = cls
     return cls
 
 
@@ -41,13 +45,17 @@ def normalize(name: str) -> str:
 
 
 def resolve(name: str, among: list[str] | None = None) -> str | None:
-    """The registry key of the app called `name` (its name or an alias, any case), or None."""
+    """The registry key of the app called `name` (its name in any language, an alias or its package, any case), or
+    None."""
     registry = load_all()
     want = normalize(name)
     keys = among if among is not None else list(registry)
-    for key in keys:
+    for key in keys:  # an app's own name, in any language, or its package first
         cls = registry[key]
-        if want == normalize(cls.name) or want in (normalize(a) for a in cls.aliases) or want == normalize(cls.package):
+        if want in (normalize(cls.name), normalize(cls.package), *(normalize(n) for n in cls.names.values())):
+            return key
+    for key in keys:  # then the other names it answers to
+        if want in (normalize(a) for a in registry[key].aliases):
             return key
     return None
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
+from mobile_r1.sim.locale import money as format_money
 from mobile_r1.sim.ui.theme import Theme
 from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Input, Text, Widget
 
@@ -49,8 +50,14 @@ class App:
     """Base class of every simulated app. Subclass it, set the class attributes, write `screen_<name>` methods.
 
     Class attributes:
-      name            shown on the launcher and matched by `open` (case-insensitive)
-      package         Android package name used in resource ids, e.g. "com.sim.notes"
+      name            the app's English name, shown on an English launcher and matched by `open`
+      key             its registry key (default: the lower-case name; set it where two apps share a name)
+      names           its name in other languages ({"zh": "微信"}), shown on that launcher and matched by `open` too
+      package         Android package name used in resource ids and by launch commands, e.g. "com.tencent.mm"
+      archetype       the shared engine it is built on ("shopping", "feed", "chat", ...; empty for a one-off app)
+      strings         its screens' text in other languages: {"zh": {"English text": "中文", ...}} (the system's table
+                      has the words every app shares; see `mobile_r1.sim.locale`)
+      currency        what its prices are in: "USD" ($) or "CNY" (¥)
       aliases         other names `open` accepts
       color, icon     launcher icon colour ('#rrggbb') and glyph name (see `mobile_r1.sim.ui.render.glyph`)
       home            the first screen (`screen_<home>`)
@@ -59,17 +66,25 @@ class App:
     """
 
     name: str = ""
+    key: ClassVar[str] = ""  # the registry key; `register` makes it the lower-case name unless the class sets one
+    names: ClassVar[dict[str, str]] = {}
     package: str = ""
+    archetype: str = ""
+    strings: ClassVar[dict[str, dict[str, str]]] = {}
+    currency: str = "USD"
+    uses_media: ClassVar[bool] = False  # shows or picks the phone's shared photos and files (`ctx.media`)
     aliases: tuple[str, ...] = ()
     color: str = "#5f6368"
     icon: str = ""
     home: str = "home"
     login_required: bool = False
+    locale: str = "en"  # the language of the phone it is installed on (set by the phone before `initial_state`)
 
-    @property
-    def key(self) -> str:
-        """The registry key: the lower-case name."""
-        return self.name.lower()
+
+    @classmethod
+    def label(cls, locale: str = "en") -> str:
+        """The app's name in `locale` (its English name where it has none there)."""
+        return cls.names.get(locale, cls.name)
 
     def initial_state(self, rng: random.Random) -> dict[str, Any]:
         """The app's starting state: plain JSON data drawn from `rng` (deterministic for a seed)."""
@@ -88,7 +103,7 @@ class App:
     def render(self, screen: str, ctx: Ctx) -> Widget:
         fn = getattr(self, f"screen_{screen}", None)
         if fn is None:
-            return Column(AppBar(self.name), Text(f"Unknown screen '{screen}'", pad=40))
+            return Column(AppBar(ctx.app_label), Text(ctx.t("Unknown screen '{screen}'", screen=screen), pad=40))
         return fn(ctx)
 
     # ----- the login wall every app gets --------------------------------------------------------------
@@ -104,9 +119,9 @@ class App:
             c.replace(self.home)
 
         return Column(
-            AppBar(f"Log in to {self.name}", back=True),
+            AppBar(ctx.t("Log in to {app}", app=ctx.app_label), back=True),
             Column(
-                Text(f"Welcome to {self.name}", size="big", bold=True),
+                Text(ctx.t("Welcome to {app}", app=ctx.app_label), size="big", bold=True),
                 Text("Log in to continue", size="body", color=(120, 122, 130)),
                 Input("username", hint="Phone number or email"),
                 Input("password", hint="Password", password=True, on_submit=submit),
@@ -160,6 +175,30 @@ class Ctx:
         return self.phone.theme_for(self.app_key)
 
     @property
+    def locale(self) -> str:
+        """The phone's language: "en" or "zh"."""
+        return self.phone.locale
+
+    @property
+    def media(self) -> dict[str, Any]:
+        """The phone's shared photos, videos, audio and files (`mobile_r1.sim.media`); mutate it freely."""
+        return self.phone.media
+
+    @property
+    def app_label(self) -> str:
+        """This app's name in the phone's language."""
+        return self.app.label(self.phone.locale)
+
+    def t(self, text: str, **values: object) -> str:
+        """`text` in the phone's language (this app's table over the system's), with `values` filled in. Widgets
+        translate what they are given by themselves; call this for templates with values and in handlers."""
+        return self.phone.t(text, self.app_key, **values)
+
+    def money(self, value: float) -> str:
+        """A price in this app's currency: '$12.50' or '¥66.66'."""
+        return format_money(value, self.app.currency)
+
+    @property
     def now(self) -> float:
         """The simulated clock, in seconds since the episode started."""
         return self.phone.state.clock
@@ -211,9 +250,9 @@ class Ctx:
         self.fields[input_id] = text
 
     # ----- feedback --------------------------------------------------------------------------------------
-    def toast(self, text: str) -> None:
-        """A short message at the bottom of the screen that disappears after a few seconds."""
-        self.phone.toast(text)
+    def toast(self, text: str, **values: object) -> None:
+        """A short message at the bottom of the screen that disappears after a few seconds (translated like `t`)."""
+        self.phone.toast(self.t(text, **values))
 
     def dialog(self, title: str, text: str = "", buttons: Sequence[tuple[str, Handler | None]] = (("OK", None),)) -> None:
         """A modal dialog; each button closes it and then runs its handler (None: just close).

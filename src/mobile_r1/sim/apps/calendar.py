@@ -108,6 +108,7 @@ def _field(input_id: str, hint: str, value: str) -> Widget:
 @register
 class Calendar(App):
     name = "Calendar"
+    names = {"zh": "日历"}
     package = "com.sim.calendar"
     aliases = ("agenda", "schedule", "planner", "google calendar")
     color = "#4285f4"

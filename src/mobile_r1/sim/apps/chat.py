@@ -211,6 +211,7 @@ def _toggle_like(ctx: Ctx, mid: int) -> None:
 @register
 class Chat(App):
     name = "Chat"
+    names = {"zh": "聊天"}
     package = "com.sim.chat"
     aliases = ("wechat", "weixin", "messenger", "im", "chat app")
     color = "#07c160"

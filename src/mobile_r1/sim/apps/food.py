@@ -130,6 +130,7 @@ def _pay(ctx: Ctx, *_: Any) -> None:
 @register
 class Food(App):
     name = "Food"
+    names = {"zh": "外卖"}
     package = "com.sim.food"
     aliases = ("food delivery", "delivery", "takeaway", "takeout", "meituan", "doordash", "ubereats", "uber eats")
     color = "#ffc300"

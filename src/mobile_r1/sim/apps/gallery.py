@@ -123,6 +123,7 @@ def _set_avatar(ctx: Ctx, pid: int) -> None:
 @register
 class Gallery(App):
     name = "Gallery"
+    names = {"zh": "相册"}
     package = "com.sim.gallery"
     aliases = ("photos", "photo", "album", "albums", "pictures", "camera roll")
     color = "#1e88e5"

@@ -133,6 +133,7 @@ def _toggle_save(ctx: Ctx, pid: int) -> None:
 @register
 class Maps(App):
     name = "Maps"
+    names = {"zh": "地图"}
     package = "com.sim.maps"
     aliases = ("map", "google maps", "navigation", "navigator", "gps", "amap")
     color = "#34a853"

@@ -61,6 +61,7 @@ def _save(ctx: Ctx, *_: Any) -> None:
 @register
 class Notes(App):
     name = "Notes"
+    names = {"zh": "备忘录"}
     package = "com.sim.notes"
     aliases = ("note", "memo", "notepad", "keep")
     color = "#f4b400"

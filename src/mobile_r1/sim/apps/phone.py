@@ -139,6 +139,7 @@ def _field(input_id: str, hint: str, value: str) -> Widget:
 @register
 class Contacts(App):
     name = "Contacts"
+    names = {"zh": "联系人"}
     package = "com.sim.contacts"
     aliases = ("phone", "dialer", "people", "address book", "phone book", "call", "contact")
     color = "#0b8043"

@@ -73,6 +73,7 @@ def _sign_out(ctx: Ctx) -> None:
 @register
 class Settings(App):
     name = "Settings"
+    names = {"zh": "设置"}
     package = "com.android.settings"
     aliases = ("setting", "system settings", "preferences")
     color = "#1a73e8"

@@ -88,6 +88,7 @@ def _pay(ctx: Ctx, *_: Any) -> None:
 @register
 class Shop(App):
     name = "Shop"
+    names = {"zh": "商城"}
     package = "com.sim.shop"
     aliases = ("shopping", "mall", "store", "taobao", "shopee", "amazon")
     color = "#ff5722"

@@ -120,6 +120,7 @@ def _login(ctx: Ctx, *_: Any) -> None:
 @register
 class Social(App):
     name = "Social"
+    names = {"zh": "社区"}
     package = "com.sim.social"
     aliases = ("weibo", "xiaohongshu", "rednote", "red note", "twitter", "social media")
     color = "#ff2442"

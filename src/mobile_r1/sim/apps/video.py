@@ -170,6 +170,7 @@ def _buy(ctx: Ctx, *_: Any) -> None:
 @register
 class Video(App):
     name = "Video"
+    names = {"zh": "视频"}
     package = "com.sim.video"
     aliases = ("videos", "youtube", "bilibili", "tube", "video player")
     color = "#e62117"

@@ -89,6 +89,7 @@ def _confirm(ctx: Ctx, *_: Any) -> None:
 @register
 class Wallet(App):
     name = "Wallet"
+    names = {"zh": "钱包"}
     package = "com.sim.wallet"
     aliases = ("bank", "banking", "mobile banking", "alipay", "e-wallet", "money")
     color = "#0b57d0"

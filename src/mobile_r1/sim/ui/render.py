@@ -12,6 +12,12 @@ from PIL import Image, ImageDraw, ImageFont
 from mobile_r1.sim.ui.theme import Color
 
 _FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF", "/Library/Fonts")
+# Chinese, Japanese and Korean text is drawn with Android's own fallback font (Debian's fonts-droid-fallback, which
+# `make install` puts on the machine), run by run: the Latin parts of a mixed line keep DejaVu Sans, as on a phone.
+_CJK_FONTS = ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+              "/usr/share/fonts-droid-fallback/truetype/DroidSansFallback.ttf",
+              "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+              "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
 
 @lru_cache(maxsize=None)
@@ -24,11 +30,43 @@ def _font_path(bold: bool) -> str | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def cjk_font_path() -> str | None:
+    """The font CJK text is drawn with, or None when the machine has none (`make install` installs one)."""
+    return next((p for p in _CJK_FONTS if Path(p).is_file()), None)
+
+
+def is_cjk(char: str) -> bool:
+    """Whether `char` is drawn with the CJK font: ideographs, kana, hangul, CJK and full-width punctuation."""
+    o = ord(char)
+    return (0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF or 0xFE30 <= o <= 0xFE4F
+            or 0xFF00 <= o <= 0xFFEF or 0x20000 <= o <= 0x2FA1F)
+
+
+def _has_cjk(text: str) -> bool:
+    return not text.isascii() and any(is_cjk(ch) for ch in text)
+
+
+@lru_cache(maxsize=4096)
+def runs(text: str) -> tuple[tuple[str, bool], ...]:
+    """`text` cut into runs of one font: (run, is_cjk)."""
+    out: list[tuple[str, bool]] = []
+    for ch in text:
+        cjk = is_cjk(ch)
+        if out and out[-1][1] == cjk:
+            out[-1] = (out[-1][0] + ch, cjk)
+        else:
+            out.append((ch, cjk))
+    return tuple(out)
+
+
 @lru_cache(maxsize=256)
-def font(size: int, bold: bool = False) -> Any:
-    """A font of `size` pixels: DejaVu Sans when the system has it, else Pillow's built-in font."""
+def font(size: int, bold: bool = False, cjk: bool = False) -> Any:
+    """A font of `size` pixels: DejaVu Sans (or, with `cjk`, the CJK font) when the system has it, else Pillow's own."""
     size = max(6, int(size))
-    path = _font_path(bold) or (_font_path(False) if bold else None)
+    path = cjk_font_path() if cjk else None
+    if path is None:
+        path = _font_path(bold) or (_font_path(False) if bold else None)
     if path is not None:
         return ImageFont.truetype(path, size)
     return ImageFont.load_default(size=size)
@@ -37,25 +75,80 @@ def font(size: int, bold: bool = False) -> Any:
 @lru_cache(maxsize=65536)
 def text_width(text: str, size: int, bold: bool = False) -> float:
     """Width in logical pixels of one line of text at `size` (measured at full scale, cached)."""
-    return font(size, bold).getlength(text)
+    if not _has_cjk(text):
+        return font(size, bold).getlength(text)
+    return sum(font(size, bold, cjk).getlength(run) for run, cjk in runs(text))
 
 
 @lru_cache(maxsize=16384)
-def _mask(text: str, size: int, bold: bool) -> tuple[Any, tuple[int, int]]:
-    return font(size, bold).getmask2(text, mode="L")
+def _mask(text: str, size: int, bold: bool, cjk: bool = False) -> tuple[Any, tuple[int, int]]:
+    return font(size, bold, cjk).getmask2(text, mode="L")
+
+
+@lru_cache(maxsize=8)
+def _notdef(cjk: bool) -> bytes:
+    """The font's missing-glyph box, as a mask (what a character the font lacks is drawn as)."""
+    mask = font(40, False, cjk).getmask2("\uffff", mode="L")[0]
+    return bytes(mask)
+
+
+@lru_cache(maxsize=65536)
+def _missing(char: str) -> bool:
+    cjk = is_cjk(char)
+    return bytes(font(40, False, cjk).getmask2(char, mode="L")[0]) == _notdef(cjk)
+
+
+def missing_glyphs(text: str) -> list[str]:
+    """The characters of `text` that its font lacks, so that they would be drawn as boxes ("tofu")."""
+    return sorted({ch for ch in text if not ch.isspace() and ord(ch) >= 0x20 and ch != "\x7f" and _missing(ch)})
 
 
 def wrap(text: str, size: int, width: float, bold: bool = False, max_lines: int = 0) -> Sequence[str]:
-    """Greedy word wrap of `text` into lines no wider than `width`; the last kept line ends in '...'."""
+    """Greedy word wrap of `text` into lines no wider than `width`; the last kept line ends in '...'. Text with CJK
+    characters also breaks between characters, as it has no spaces to break at."""
     if "\n" not in text and text_width(text, size, bold) <= width:
         return [text]
     return _wrap(text, size, width, bold, max_lines)
+
+
+def _pieces(paragraph: str) -> list[str]:
+    """The units a line may break between: words, and in CJK text each character (with the space before a word)."""
+    if not _has_cjk(paragraph):
+        return paragraph.split(" ")
+    out: list[str] = []
+    word = ""
+    for ch in paragraph:
+        if is_cjk(ch):
+            if word:
+                out.append(word)
+                word = ""
+            out.append(ch)
+        elif ch == " ":
+            if word:
+                out.append(word)
+            word = " "
+        else:
+            word += ch
+    if word:
+        out.append(word)
+    return out
 
 
 @lru_cache(maxsize=8192)
 def _wrap(text: str, size: int, width: float, bold: bool, max_lines: int) -> tuple[str, ...]:
     lines: list[str] = []
     for paragraph in text.split("\n"):
+        if _has_cjk(paragraph):
+            line = ""
+            for piece in _pieces(paragraph):
+                trial = line + piece
+                if line and text_width(trial, size, bold) > width:
+                    lines.append(line)
+                    line = piece.lstrip(" ")
+                else:
+                    line = trial
+            lines.append(line)
+            continue
         words = paragraph.split(" ")
         line = ""
         for word in words:
@@ -112,17 +205,26 @@ class Canvas:
         self.draw.polygon([(x * s, y * s) for x, y in points], fill=fill)
 
     def text(self, x: float, y: float, text: str, size: int, color: Color, bold: bool = False) -> None:
-        """Draw one line with its top-left at (x, y); text bitmaps are cached per (text, scaled size)."""
+        """Draw one line with its top-left at (x, y); text bitmaps are cached per (text, scaled size). A line with CJK
+        characters is drawn run by run, each in its own font."""
         if not text:
             return
         px = max(6, round(size * self.scale))
-        mask, offset = _mask(text, px, bold)
+        if not _has_cjk(text):
+            self._run(x, y, text, px, color, bold, False)
+            return
+        for run, cjk in runs(text):
+            self._run(x, y, run, px, color, bold, cjk)
+            x += text_width(run, size, bold)
+
+    def _run(self, x: float, y: float, text: str, px: int, color: Color, bold: bool, cjk: bool) -> None:
+        mask, offset = _mask(text, px, bold, cjk)
         try:
             ink = self.draw._getink(color)[0]
             self.draw.draw.draw_bitmap((round(x * self.scale) + offset[0], round(y * self.scale) + offset[1]),
                                        mask, ink)
         except (AttributeError, TypeError):  # a Pillow without these internals: draw the slow way
-            self.draw.text((x * self.scale, y * self.scale), text, font=font(px, bold), fill=color)
+            self.draw.text((x * self.scale, y * self.scale), text, font=font(px, bold, cjk), fill=color)
 
 
 def glyph(canvas: Canvas, name: str, box: tuple[float, float, float, float], color: Color) -> bool:

@@ -12,6 +12,7 @@ import contextlib
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Sequence
 
+from mobile_r1.sim.locale import tr
 from mobile_r1.sim.ui.render import Canvas, glyph, text_width, wrap
 from mobile_r1.sim.ui.theme import Color, Theme, hex_color, mix
 
@@ -81,7 +82,7 @@ class Widget:
                  on_long_press: Handler | None = None, enabled: bool = True, selected: bool = False,
                  weight: float = 0.0, flex: bool = False) -> None:
         self.id = id
-        self.desc = desc
+        self.desc = tr(desc) if desc else desc
         self.on_click = on_click
         self.on_long_press = on_long_press
         self.enabled = enabled
@@ -358,7 +359,7 @@ class Text(Widget):
                  max_lines: int = 0, align: str = "left", pad: float = 0, bg: Color | str | None = None,
                  radius: float = 0, **kw: Any) -> None:
         super().__init__(**kw)
-        self._text = str(text)
+        self._text = tr(str(text))
         self.size, self.bold, self.max_lines, self.align, self.pad, self.radius = size, bold, max_lines, align, _sp(pad), radius
         self.color = _color(color, None) if color is not None else None  # type: ignore[arg-type]
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
@@ -413,7 +414,7 @@ class Button(Widget):
     def __init__(self, text: str, on_click: Handler | None = None, style: str = "primary", size: str | int = "body",
                  icon: str | None = None, **kw: Any) -> None:
         super().__init__(on_click=on_click, **kw)
-        self._text, self.style, self.size, self.icon = str(text), style, size, icon
+        self._text, self.style, self.size, self.icon = tr(str(text)), style, size, icon
 
     @property
     def text(self) -> str:
@@ -469,7 +470,7 @@ class Icon(Widget):
                  color: Color | str | None = None, bg: Color | str | None = None, label: str = "",
                  round: bool = True, label_color: Color | str | None = None, **kw: Any) -> None:
         super().__init__(desc=desc or name, on_click=on_click, **kw)
-        self.name, self.size, self.label, self.round = name, size, label, round
+        self.name, self.size, self.label, self.round = name, size, tr(label) if label else label, round
         self.label_color = _color(label_color, None) if label_color is not None else None  # type: ignore[arg-type]
         self.color = _color(color, None) if color is not None else None  # type: ignore[arg-type]
         self.bg = _color(bg, None) if bg is not None else None  # type: ignore[arg-type]
@@ -549,7 +550,8 @@ class Input(Widget):
                  on_text: Callable[[Any, str], None] | None = None, on_submit: Callable[[Any, str], None] | None = None,
                  lines: int = 1, **kw: Any) -> None:
         super().__init__(id=id, **kw)
-        self.hint, self.value, self.password, self.on_text, self.on_submit, self.lines = hint, value, password, on_text, on_submit, lines
+        self.hint, self.value, self.password, self.on_text, self.on_submit, self.lines = (tr(hint) if hint else hint, value,
+                                                                                          password, on_text, on_submit, lines)
         self._shown = ""
 
     editable = True
@@ -608,7 +610,7 @@ class Toggle(Widget):
     def __init__(self, text: str, checked: bool, on_change: Callable[[Any, bool], None] | None = None,
                  subtitle: str = "", **kw: Any) -> None:
         super().__init__(**kw)
-        self._text, self.value, self.on_change, self.subtitle = text, bool(checked), on_change, subtitle
+        self._text, self.value, self.on_change, self.subtitle = tr(text), bool(checked), on_change, tr(subtitle) if subtitle else subtitle
         if on_change is not None:
             self.on_click = lambda ctx: on_change(ctx, not self.value)
 
@@ -649,7 +651,7 @@ class Checkbox(Widget):
 
     def __init__(self, text: str, checked: bool, on_change: Callable[[Any, bool], None] | None = None, **kw: Any) -> None:
         super().__init__(**kw)
-        self._text, self.value, self.on_change = text, bool(checked), on_change
+        self._text, self.value, self.on_change = tr(text), bool(checked), on_change
         if on_change is not None:
             self.on_click = lambda ctx: on_change(ctx, not self.value)
 
@@ -688,7 +690,7 @@ class Tab(Widget):
 
     def __init__(self, text: str, icon: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
-        self._text, self.icon = text, icon
+        self._text, self.icon = tr(text), icon
 
     @property
     def text(self) -> str:
@@ -773,7 +775,7 @@ class Spinner(Widget):
     def __init__(self, caption: str = "Loading...", **kw: Any) -> None:
         kw.setdefault("flex", True)
         super().__init__(desc=caption, **kw)
-        self.caption = caption
+        self.caption = self.desc
 
     def measure(self, w: float, lay: Layout) -> float:
         return 300
