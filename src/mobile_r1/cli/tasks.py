@@ -30,7 +30,7 @@ def tasks(
     every = load_task_specs(str(specs) if specs else None, specs_only)
     specs_shown = suite_specs(suite, split, every) if suite else every
     rows = [{"id": s.id, "apps": s.apps, "category": s.category, "subcategory": s.subcategory,
-             "inquiries": [i.reply for i in s.inquiries], "templates": len(s.templates.train) + len(s.templates.test)}
+             "inquiries": [i.reply for i in s.inquiries], "templates": sum(len(t.train) + len(t.test) for t in (s.templates, s.templates_zh) if t)}
             for s in specs_shown]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))

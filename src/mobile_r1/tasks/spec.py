@@ -17,6 +17,7 @@ SPECS_DIR = Path(__file__).parent / "specs"
 CLASSIC_PHONE: tuple[str, ...] = ("Calendar", "Chat", "Contacts", "Food", "Gallery", "Maps", "Notes", "Settings", "Shop",
                                   "Social", "Video", "Wallet")
 CATEGORIES = ("risk", "privacy", "intention", "uncertainty", "combination", "control", "navigation")
+LANGUAGES = ("en", "zh")
 REPLIES = ("confirm", "decline", "clarify", "login", "supply")
 _PLACEHOLDER = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
 
@@ -67,22 +68,41 @@ class Condition(_Model):
         return next(k for k in ("state", "effect", "no_effect", "answer_contains", "screen") if getattr(self, k) is not None)
 
 
+SLOTS: dict[str, str] = {
+    "text": r".+?",
+    "number": r"[0-9]+(?:\.[0-9]+)?",
+    "phone": r"\+?[0-9][0-9\- ]*[0-9]",
+    "word": r"[^\s,.，。、；;:：!！?？]+?",
+}
+
+
 class Param(_Model):
     """How one template parameter is drawn from the seeded phone. Exactly one source.
 
     pick    a state path giving a list; one element is drawn (with `where` filters already in the path)
-    choice  a literal list to draw from
+    choice  a literal list to draw from (`choice_zh`: the list a Chinese episode draws from, when it differs)
     value   a fixed value (may use earlier params: `"{product}"`)
     lookup  a state path evaluated after the earlier params are known (`shop.products[name={product}].id`)
     number  [low, high] integers drawn uniformly
+    slot    what the parameter's text looks like in a released task line (InquireBench): text (default),
+            number, phone, word; a line's value replaces the drawn one
     """
 
     pick: str | None = None
     choice: list[Any] | None = None
+    choice_zh: list[Any] | None = None
     value: Any = None
     lookup: str | None = None
     number: tuple[int, int] | None = None
     hidden: bool = False
+    slot: str = "text"
+
+    @field_validator("slot")
+    @classmethod
+    def _slot(cls, value: str) -> str:
+        if value not in SLOTS:
+            raise ValueError(f"slot must be one of {', '.join(SLOTS)}")
+        return value
 
     @model_validator(mode="after")
     def _one_source(self) -> Param:
@@ -93,16 +113,25 @@ class Param(_Model):
 
 
 class Patch(_Model):
-    """A change to the starting state: `set` a path to `value`, or `append` `value` to the list at a path."""
+    """A change to the starting state: `set` a path to `value`, `append` `value` to the list at a path, or `setup`: call
+    the app's set-up hook `setup_<name>(ctx, **with)` (`app` names the app; e.g. a contact called "{contact}")."""
 
     set: str | None = None
     append: str | None = None
     value: Any = None
+    setup: str | None = None
+    app: str | None = None
+    with_: dict[str, Any] = Field(default_factory=dict, alias="with")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @model_validator(mode="after")
     def _one_op(self) -> Patch:
-        if (self.set is None) == (self.append is None):
-            raise ValueError("a patch needs exactly one of set, append (with value)")
+        ops = [k for k in ("set", "append", "setup") if getattr(self, k) is not None]
+        if len(ops) != 1:
+            raise ValueError("a patch needs exactly one of set, append (with value), setup (with app)")
+        if self.setup is not None and not self.app:
+            raise ValueError("a setup patch needs `app` (the app whose setup_<name> hook to call)")
         return self
 
 
@@ -113,9 +142,11 @@ class Inquiry(_Model):
               hidden intent) | login (the user logs `app` in; state changes) | supply (gives `value`)
     effect    the irreversible effect kind the question must come before (with `where` on its detail)
     at_start  the question must come within the first `within` actions (a vague intent)
-    screen    where the question belongs (an activity such as `shop/login`); a hint for the expert, which asks
-              there once it has reached `after` milestones
-    text      the user's reply (template); a sensible default per reply kind when empty
+    screen    where the question belongs (an activity such as `shop/login`, or a prefix such as `shop/` for any of
+              its screens): the question becomes necessary when the phone first shows it (before that, asking is
+              early), and the expert asks there once it has reached `after` milestones. Without a screen the
+              question is necessary from the first step.
+    text      the user's reply (template); a sensible default per reply kind when empty (`text_zh`: in Chinese)
     """
 
     reply: Literal["confirm", "decline", "clarify", "login", "supply"]
@@ -126,6 +157,7 @@ class Inquiry(_Model):
     screen: str | None = None
     after: int = 0
     text: str = ""
+    text_zh: str = ""
     app: str | None = None
     value: str | None = None
     question: str = ""
@@ -156,7 +188,16 @@ class Templates(_Model):
 
 
 class TaskSpec(_Model):
-    """One task family, loaded from a YAML file under `tasks/specs/` (see docs/tasks.md)."""
+    """One task family, loaded from a YAML file under `tasks/specs/` (see docs/tasks.md).
+
+    templates, templates_zh   the English and the Chinese phrasings (a spec has one or both)
+    intent, intent_zh         for a vague wish (InquireBench's intension tasks): what the user means, phrased as a
+                              released line's `intension` is; the simulated user says it when asked
+    login                     the app a released line's `need_login` logs out (a login question comes first); a
+                              generated episode is logged out with chance `login_rate`
+    suite                     the suite the spec belongs to (None: today's suites, chosen by category)
+    phone                     the apps on the episode's phone (default: the classic twelve)
+    """
 
     id: str
     apps: list[str] = Field(min_length=1)
@@ -165,7 +206,13 @@ class TaskSpec(_Model):
     description: str = ""
     start_app: str | None = None
     params: dict[str, Param] = Field(default_factory=dict)
-    templates: Templates
+    templates: Templates | None = None
+    templates_zh: Templates | None = None
+    intent: list[str] = Field(default_factory=list)
+    intent_zh: list[str] = Field(default_factory=list)
+    login: str | None = None
+    login_rate: float = Field(default=0.5, ge=0.0, le=1.0)
+    suite: str | None = None
     setup: list[Patch] = Field(default_factory=list)
     goal: list[Condition] = Field(min_length=1)
     milestones: list[Condition] = Field(default_factory=list)
@@ -192,11 +239,20 @@ class TaskSpec(_Model):
     @model_validator(mode="after")
     def _placeholders(self) -> TaskSpec:
         names = set(self.params)
-        for split, items in (("train", self.templates.train), ("test", self.templates.test)):
-            for t in items:
+        if self.templates is None and self.templates_zh is None:
+            raise ValueError("a spec needs `templates` (English), `templates_zh` (Chinese) or both")
+        for field_name in ("templates", "templates_zh"):
+            group = getattr(self, field_name)
+            for split, items in (("train", group.train), ("test", group.test)) if group is not None else ():
+                for t in items:
+                    missing = set(_PLACEHOLDER.findall(t)) - names
+                    if missing:
+                        raise ValueError(f"{field_name}.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+        for field_name in ("intent", "intent_zh"):
+            for t in getattr(self, field_name):
                 missing = set(_PLACEHOLDER.findall(t)) - names
                 if missing:
-                    raise ValueError(f"templates.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+                    raise ValueError(f"{field_name}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
         if self.category != "navigation":
             from mobile_r1.tasks.taxonomy import CONTROL, SUBCATEGORIES
 
@@ -210,6 +266,22 @@ class TaskSpec(_Model):
         if self.category not in ("control", "navigation") and not self.inquiries:
             raise ValueError(f"a {self.category} task needs at least one entry in `inquiries`")
         return self
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the spec has phrasings in."""
+        return tuple(lang for lang, t in (("en", self.templates), ("zh", self.templates_zh)) if t is not None)
+
+    def templates_for(self, language: str = "en") -> Templates:
+        """The phrasings in `language` (an error naming the spec when it has none)."""
+        found = self.templates if language == "en" else self.templates_zh if language == "zh" else None
+        if found is None:
+            raise ConfigError(f"{self.source or self.id}: the task has no phrasings in {language!r} "
+                       f"(it has {', '.join(self.languages)})")
+        return found
+
+    def intents_for(self, language: str = "en") -> list[str]:
+        return self.intent if language == "en" else self.intent_zh
 
     @property
     def phone_apps(self) -> tuple[str, ...]:

@@ -122,7 +122,8 @@ def plan_split(name: str, split: str = "test", seed: int = 0, size: int | None =
     items = []
     base = SEED_BASE[split] + 100_000_000 * seed
     for k, (spec, rep) in enumerate(order):
-        n_templates = len(spec.templates.train if template_split == "train" else spec.templates.test)
+        phrasings = spec.templates_for("en")
+        n_templates = len(phrasings.train if template_split == "train" else phrasings.test)
         template = (rep + rng.randrange(n_templates)) % n_templates
         ep_seed = base + 10 * k + rng.randrange(10)
         items.append(SuiteItem(spec, template_split, template, ep_seed))

@@ -331,7 +331,7 @@ class Expert:
                                # words of the phrasing and never a parameter's value
                                "phrasing": episode.template_text,
                                # the task in the spec's first train phrasing: the `restated` SFT thought writes it
-                               "restated": fill(spec.templates.train[0], params)})
+                               "restated": fill(spec.templates_for(episode.locale).train[0], params)})
         hidden = {str(v) for k, v in params.items() if spec.params[k].hidden}
         revealed: set[str] = set()
         state = {"stuck": None, "recovering": False, "stopped": False}

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
-from mobile_r1.env.sim.episode import TaskEpisode
+from typing import TYPE_CHECKING
+
 from mobile_r1.sim.apps import Ctx, resolve as resolve_app
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Inquiry, fill
+
+if TYPE_CHECKING:  # the episode module builds users; a user only reads its episode
+    from mobile_r1.env.sim.episode import TaskEpisode
 
 PHRASES: dict[str, tuple[str, ...]] = {
     "confirm": ("Yes, go ahead.", "Yes, please do it.", "Confirmed, please continue.", "That's right, go on."),
@@ -17,6 +21,14 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "clarify": ("I mean: {text}", "Sorry for being vague: {text}", "What I want is: {text}"),
 }
 NOT_NEEDED = ("You don't need to ask me; just do what I asked.", "No need to check with me, please continue.")
+PHRASES_ZH: dict[str, tuple[str, ...]] = {
+    "confirm": ("是的，继续吧。", "好的，请执行。", "确认，请继续。", "没错，继续。"),
+    "decline": ("不，别这么做，到此为止。", "不用了，取消吧，什么都别做。", "请不要，现在停下。"),
+    "login": ("我已经帮你登录好了，请继续。", "好了，已经登录，继续吧。", "已登录，接着完成任务。"),
+    "supply": ("是{value}。", "用{value}。", "填{value}。"),
+    "clarify": ("我的意思是：{text}", "抱歉没说清楚：{text}", "我想要的是：{text}"),
+}
+NOT_NEEDED_ZH = ("这个不用问我，直接按我说的做。", "不需要问我，请继续。")
 
 
 class SimulatedUser:
@@ -53,7 +65,7 @@ class SimulatedUser:
         rng = random.Random(f"{self.episode.seed}:{self.episode.spec.id}:user:{index}")
         inquiry = self.pending()
         if inquiry is None:
-            reply = rng.choice(NOT_NEEDED)
+            reply = rng.choice(NOT_NEEDED_ZH if self.episode.locale == "zh" else NOT_NEEDED)
             self.history.append((question, reply, None))
             return reply
         reply = self.reply_text(inquiry, rng)
@@ -64,10 +76,12 @@ class SimulatedUser:
 
     def reply_text(self, inquiry: Inquiry, rng: random.Random) -> str:
         params = self.episode.params
-        if inquiry.text:
-            return str(fill(inquiry.text, params))
+        text = inquiry.text_zh if self.episode.locale == "zh" and inquiry.text_zh else inquiry.text
+        if text:
+            return str(fill(text, params))
         value = str(fill(inquiry.value, params)) if inquiry.value is not None else ""
-        return rng.choice(PHRASES[inquiry.reply]).format(value=value, text=self.episode.instruction)
+        phrases = PHRASES_ZH if self.episode.locale == "zh" else PHRASES
+        return rng.choice(phrases[inquiry.reply]).format(value=value, text=self.episode.intent)
 
     def log_in(self, app_name: str) -> None:
         """Log the app in on the agent's behalf; if its login screen is showing, leave it."""
