@@ -161,6 +161,7 @@ class Inquiry(_Model):
     app: str | None = None
     value: str | None = None
     question: str = ""
+    question_zh: str = ""
 
     @model_validator(mode="after")
     def _check(self) -> Inquiry:
@@ -299,6 +300,11 @@ class TaskSpec(_Model):
         if not any(i.reply == "decline" for i in self.inquiries):
             out += [c for c in self.goal if c.kind in ("state", "effect", "screen")]
         return out
+
+
+def on_screen(activity: str, screen: str) -> bool:
+    """Whether `activity` (`app/screen`) is `screen`, or one of its screens when `screen` ends with a slash."""
+    return activity.startswith(screen) if screen.endswith("/") else activity == screen
 
 
 def template_pieces(template: str) -> list[tuple[str, bool]]:

@@ -12,7 +12,8 @@ STATE_KEY (every observation names the phone's state) and EXPERT (the search exp
 
 from __future__ import annotations
 
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError
@@ -20,7 +21,7 @@ from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
-from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes, make_episode
+from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes, file_episodes, make_episode, released_episode
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
@@ -28,19 +29,33 @@ from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
 from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
 from mobile_r1.sim.apps.shop import BRANDS
 from mobile_r1.tasks.spec import TaskSpec, load_task_specs
-from mobile_r1.tasks.suites import SPLITS, SUITES
+from mobile_r1.tasks.suites import SPLITS, SUITES, suite_version
 
 NAME = "sim"
 
 
-def episode_ref(episode: TaskEpisode, suite: str | None = None, split: str | None = None) -> EpisodeRef:
-    """The protocol's view of a simulator task episode (`meta` holds the template, to open it again)."""
+def _is_task_file(suite: str) -> bool:
+    """Whether `suite` names a file of released task lines rather than a suite (`--tasks FILE`)."""
+    return suite.lower().endswith(".jsonl") or (suite not in SUITES and Path(suite).is_file())
+
+
+def episode_ref(episode: TaskEpisode, suite: str | None = None, split: str | None = None,
+                version: str | None = None) -> EpisodeRef:
+    """The protocol's view of a simulator task episode (`meta` holds the template, and for a released line the line
+    and the values read off it, to open it again; and the suite's version)."""
     spec = episode.spec
+    meta: dict[str, Any] = {"template_split": episode.split, "template": episode.template}
+    if episode.locale != "en":
+        meta["language"] = episode.locale
+    if episode.line is not None:
+        meta["line"] = episode.line
+        meta["values"] = {k: str(v) for k, v in episode.given.items()}
+    if version is not None:
+        meta["suite_version"] = version
     return EpisodeRef(
         id=episode.id, instruction=episode.instruction, task=spec.id, backend=NAME, split=split or episode.split,
         seed=episode.seed, suite=suite, category=spec.category, subcategory=spec.subcategory, apps=tuple(spec.apps),
-        max_steps=spec.max_steps, needs_inquiry=spec.needs_inquiry, language=episode.locale,
-        meta={"template_split": episode.split, "template": episode.template},
+        max_steps=spec.max_steps, needs_inquiry=spec.needs_inquiry, language=episode.locale, meta=meta,
     )
 
 
@@ -82,13 +97,21 @@ class SimBackend(Backend):
                  tasks: Sequence[str] = ()) -> list[EpisodeRef]:
         """A suite's split (`tasks.suites.plan_split`), or with `suite=None` the task families taking turns
         (`n` episodes; every spec, or those named in `tasks`)."""
-        return [episode_ref(e, suite, split) for e in self.task_episodes(suite, split, n, seed, tasks)]
+        if suite is not None and _is_task_file(suite):
+            return [episode_ref(e, Path(suite).stem, "test") for e in self.task_episodes(suite, split, n, seed, tasks)]
+        version = suite_version(suite, list(self.specs().values())) if suite in SUITES else None
+        return [episode_ref(e, suite, split, version) for e in self.task_episodes(suite, split, n, seed, tasks)]
 
     def task_episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
                       tasks: Sequence[str] = ()) -> list[TaskEpisode]:
+        families = list(self.specs().values())
+        if suite is not None and _is_task_file(suite):
+            found = file_episodes(suite, [s for s in families if s.suite is not None])
+            if tasks:
+                found = [e for e in found if e.spec.id in set(tasks)]
+            return found[:n] if n is not None else found
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; splits: {', '.join(SPLITS)}")
-        families = list(self.specs().values())
         if tasks:
             wanted = set(tasks)
             families = [s for s in families if s.id in wanted]
@@ -115,7 +138,11 @@ class SimBackend(Backend):
         template = ref.meta.get("template")
         if not isinstance(template, int):
             raise ConfigError(f"episode {ref.id}: its meta lacks the template index the simulator needs")
-        return make_episode(spec, template_split, template, ref.seed)
+        line = ref.meta.get("line")
+        if isinstance(line, dict):
+            values = ref.meta.get("values")
+            return released_episode(spec, dict(line), template, dict(values) if isinstance(values, dict) else {})
+        return make_episode(spec, template_split, template, ref.seed, str(ref.meta.get("language") or "en"))
 
     def open(self, episode: EpisodeRef, max_steps: int | None = None) -> SimTaskEnv:
         return SimTaskEnv(self.task_episode(episode), episode, self, max_steps)

@@ -13,6 +13,7 @@ from mobile_r1.env.sim.user import SimulatedUser
 from mobile_r1.sim.apps import Ctx, resolve as resolve_app
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
+from mobile_r1.tasks.released import line_record, match_lines, read_lines
 from mobile_r1.tasks.spec import Inquiry, TaskSpec, fill
 from mobile_r1.tasks.suites import plan_split
 
@@ -204,8 +205,16 @@ def _fill(ep: TaskEpisode) -> None:
 def build_split(name: str, split: str = "test", seed: int = 0, size: int | None = None,
                 specs: list[TaskSpec] | None = None) -> list[TaskEpisode]:
     """The episodes of one suite split (`mobile_r1.tasks.suites.plan_split`), their parameters drawn."""
-    return [make_episode(item.spec, item.template_split, item.template, item.seed)
+    return [released_episode(item.spec, item.line, item.template, item.values or {}) if item.line is not None
+            else make_episode(item.spec, item.template_split, item.template, item.seed, item.language)
             for item in plan_split(name, split, seed, size, specs)]
+
+
+def file_episodes(path: str, specs: list[TaskSpec]) -> list[TaskEpisode]:
+    """The episodes of a released task file (InquireBench's `tasks_*.jsonl`, or lines phrased as it phrases them): each
+    line played by the template it matches; a ConfigError names every line none plays, before anything runs."""
+    lines = read_lines(path)
+    return [released_episode(m.spec, line_record(m.line), m.template, m.values) for m in match_lines(lines, specs)]
 
 
 def family_episodes(specs: list[TaskSpec], split: str, count: int, seed: int) -> list[TaskEpisode]:

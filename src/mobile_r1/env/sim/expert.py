@@ -25,11 +25,12 @@ from mobile_r1.core.actions import Action
 from mobile_r1.core.records import Episode, Step, UIElement
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.sim.episode import TaskEpisode
+from mobile_r1.env.sim.expert_words import KINDS_ZH, words
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.state import check, match_detail
 from mobile_r1.sim.system import Phone
-from mobile_r1.tasks.spec import Condition, Inquiry, fill
+from mobile_r1.tasks.spec import Condition, Inquiry, fill, on_screen
 
 SKIP_IDS = ("com.android.systemui:id/", "com.sim.inputmethod:id/", "com.sim.launcher:id/")  # apps open by name
 # With `search_first`: the extra cost of tapping an entry named by a task value on a screen with a search field before
@@ -275,34 +276,32 @@ def search(phone: Phone, goal: Callable[[Phone], bool], values: list[str], hints
 
 
 def _screen_name(phone: Phone) -> str:
+    w = words(phone.locale)
     act = phone.activity()
     if act == "launcher":
-        return "the home screen"
+        return w["home"]
     if act == "recents":
-        return "the recent apps screen"
+        return w["recents"]
     app, _, screen = act.partition("/")
-    name = phone.apps[app].name if app in phone.apps else app
+    name = phone.apps[app].label(phone.locale) if app in phone.apps else app
     if phone.state.overlay is not None:
-        return f"a '{phone.state.overlay.title}' {phone.state.overlay.kind} in {name}"
-    return f"the {screen.replace('_', ' ')} screen of {name}"
+        kind = phone.state.overlay.kind
+        return w["overlay"].format(title=phone.state.overlay.title, app=name,
+                                   kind=KINDS_ZH.get(kind, kind) if phone.locale == "zh" else kind)
+    return w["screen"].format(screen=screen.replace("_", " "), app=name)
 
 
-def _describe(move: Move) -> str:
-    if move.kind == "tap":
-        return f"Tap '{move.label}'"
-    if move.kind == "long_press":
-        return f"Long-press '{move.label}'"
+def _describe(move: Move, language: str = "en") -> str:
+    w = words(language)
+    if move.kind in ("tap", "long_press"):
+        return w[move.kind].format(label=move.label)
     if move.kind == "type":
-        return f"Type '{move.text}'" + (" and submit" if (move.action.text or "").endswith("\n") else "")
-    if move.kind == "scroll":
-        return "Scroll down the list"
-    if move.kind == "scroll_up":
-        return "Scroll up the list"
-    if move.kind == "back":
-        return "Go back"
+        return w["type"].format(text=move.text) + (w["submit"] if (move.action.text or "").endswith("\n") else "")
+    if move.kind in ("scroll", "scroll_up", "back"):
+        return w[move.kind]
     if move.kind == "open":
-        return f"Open {move.label}"
-    return "Wait for the screen to load"
+        return w["open"].format(label=move.label)
+    return w["wait"]
 
 
 class Expert:
@@ -336,6 +335,7 @@ class Expert:
         revealed: set[str] = set()
         state = {"stuck": None, "recovering": False, "stopped": False}
         user = env.user
+        w = words(episode.locale)
         from mobile_r1.sim.apps import resolve as resolve_app
 
         keys = {k for k in (resolve_app(a, list(env.phone.apps)) for a in spec.apps) if k}
@@ -368,12 +368,9 @@ class Expert:
             """Ask; False when the user declined (then the expert stops)."""
             question = self._question(inq, episode, env.phone)
             info = emit(Action.call_user(question),
-                        f"I am on {_screen_name(env.phone)}. {purpose} I should not go on without the user, "
-                        f"so I ask them first.", "Ask the user before continuing")
+                        w["ask_thought"].format(where=_screen_name(env.phone), purpose=purpose), w["ask"])
             if inq.reply == "decline":
-                emit(Action.terminate("success"),
-                     f"The user replied \"{info.get('user_reply')}\", so I stop here without doing it.",
-                     "Stop as the user asked")
+                emit(Action.terminate("success"), w["declined"].format(reply=info.get("user_reply")), w["stop"])
                 state["stopped"] = True
                 return False
             return True
@@ -384,7 +381,7 @@ class Expert:
         # A vague intent: ask before anything else.
         inq = pending()
         if inq is not None and inq.at_start:
-            if not ask(inq, f"The request '{episode.instruction}' does not say exactly what to do."):
+            if not ask(inq, w["vague"].format(instruction=episode.instruction)):
                 return self._finish(record, env, episode, state)
 
         for index, cond in enumerate(spec.plan):
@@ -397,23 +394,25 @@ class Expert:
                 inq = pending()
                 if inq is not None and index < inq.after:
                     inq = None
-                if inq is not None and inq.screen and env.phone.activity() == fill(inq.screen, params):
+                if inq is not None and inq.screen and on_screen(env.phone.activity(), fill(inq.screen, params)):
                     if not ask(inq, self._purpose(inq, episode)):
                         break
                     continue
                 target_screen = fill(inq.screen, params) if inq is not None and inq.screen else None
 
                 def goal(p: Phone, c: Condition = cond, ts: str | None = target_screen) -> bool:
-                    return check(p, c, params) or (ts is not None and p.activity() == ts)
+                    return check(p, c, params) or (ts is not None and on_screen(p.activity(), ts))
 
-                hints = [str(fill(h, params)) for h in cond.hint] + values()
+                hints = [str(fill(h, params)) for h in cond.hint]
+                if env.phone.locale != "en":  # the hint words as the phone's apps show them
+                    hints += [env.phone.t(h, key) for h in hints for key in keys]
+                hints += values()
                 allowed = {c.effect for c in spec.plan if c.kind == "effect"} | {
                     i.effect for i in spec.inquiries if i.effect} | {"permission"}
                 path = search(planner, goal, values(), hints, list(spec.apps), allowed, self.budget,  # type: ignore[arg-type]
                               keys=keys, search_first=self.search_first)
                 if path is None and env.phone.activity() != "launcher" and guard < 4:
-                    emit(Action.back(), f"I am on {_screen_name(env.phone)}. I see no way to my goal from here, so "
-                         "I go back and look again.", "Go back", recovery=True)
+                    emit(Action.back(), w["lost"].format(where=_screen_name(env.phone)), w["back"], recovery=True)
                     continue
                 if path is None:
                     state["stuck"] = f"no path to milestone {index + 1} ({cond.kind}) from {env.phone.activity()}"
@@ -440,7 +439,7 @@ class Expert:
                             break
                         break  # the reply may change the plan: plan again
                     thought = self._thought(env.phone, ps.move, say, state)
-                    info = emit(ps.move.action, thought, _describe(ps.move), ps.move.element,
+                    info = emit(ps.move.action, thought, _describe(ps.move, episode.locale), ps.move.element,
                                 recovery=state["recovering"])
                     state["recovering"] = False
                     if info.get("error"):
@@ -452,10 +451,10 @@ class Expert:
         if not state["stopped"] and not state["stuck"]:
             if spec.answer:
                 text = str(fill(spec.answer, params))
-                emit(Action.answer(text), f"I am on {_screen_name(env.phone)} and can see what was asked: {text}. "
-                     "I give the user the answer.", f"Answer: {text}")
-            emit(Action.terminate("success"), f"I am on {_screen_name(env.phone)}. The task '{episode.instruction}' "
-                 "is done, so I finish.", "Finish the task")
+                emit(Action.answer(text), w["answer_thought"].format(where=_screen_name(env.phone), text=text),
+                     w["answer"].format(text=text))
+            emit(Action.terminate("success"), w["done_thought"].format(where=_screen_name(env.phone),
+                                                                       instruction=episode.instruction), w["done"])
         return self._finish(record, env, episode, state)
 
     def _finish(self, record: Episode, env: SimEnv, episode: TaskEpisode, state: dict[str, Any]) -> ExpertRun:
@@ -488,46 +487,52 @@ class Expert:
         phone.touch()
         if chosen is None:
             return False
-        emit(chosen.action, f"I am on {_screen_name(phone)}. I tap '{chosen.label}', which may lead where I need to go.",
-             _describe(chosen), chosen.element, wrong=True)
+        emit(chosen.action, words(phone.locale)["wrong"].format(where=_screen_name(phone), label=chosen.label),
+             _describe(chosen, phone.locale), chosen.element, wrong=True)
         return True
 
     @staticmethod
     def _say(cond: Condition, episode: TaskEpisode) -> str:
+        w = words(episode.locale)
         if cond.kind == "screen":
             screen = str(fill(cond.screen, episode.params)).split("/")[-1].replace("_", " ")
-            return f"to reach the {screen} screen"
-        return f"towards the goal: {episode.instruction}"
+            return w["say_screen"].format(screen=screen)
+        return w["say_goal"].format(instruction=episode.instruction)
 
     @staticmethod
     def _thought(phone: Phone, move: Move, say: str, state: dict[str, Any]) -> str:
-        where = f"I am on {_screen_name(phone)}."
+        w = words(phone.locale)
+        where = w["where"].format(where=_screen_name(phone))
         if state.get("recovering"):
-            where += " This is not where I wanted to be, so I correct course."
-        return f"{where} Next I {_describe(move)[0].lower()}{_describe(move)[1:]} {say}."
+            where += w["recovering"]
+        described = _describe(move, phone.locale)
+        return w["next"].format(where=where, move=described[0].lower() + described[1:], say=say)
 
     @staticmethod
     def _purpose(inq: Inquiry, episode: TaskEpisode) -> str:
+        w = words(episode.locale)
         if inq.reply == "login":
-            return "The app wants me to log in, and I must not enter the user's credentials myself."
+            return w["purpose_login"]
         if inq.reply == "supply":
-            return "I need information that only the user has."
+            return w["purpose_supply"]
         if inq.effect:
-            return f"The next step cannot be undone ({inq.effect})."
-        return "What the user wants is not clear."
+            return w["purpose_effect"].format(effect=inq.effect)
+        return w["purpose_vague"]
 
     @staticmethod
     def _question(inq: Inquiry, episode: TaskEpisode, phone: Phone) -> str:
-        if inq.question:
-            return str(fill(inq.question, episode.params))
+        w = words(episode.locale)
+        question = inq.question_zh if episode.locale == "zh" and inq.question_zh else inq.question
+        if question:
+            return str(fill(question, episode.params))
         if inq.reply == "login":
-            app = phone.apps[phone.foreground].name if phone.foreground else str(inq.app)
-            return f"{app} asks me to log in. Could you log in for me, please?"
+            app = phone.apps[phone.foreground].label(phone.locale) if phone.foreground else str(inq.app)
+            return w["ask_login"].format(app=app)
         if inq.reply == "supply":
-            return "I need a detail to continue. Could you tell me what to enter?"
+            return w["ask_supply"]
         if inq.at_start:
-            return f"Your request \"{episode.instruction}\" could mean several things. What exactly should I do?"
-        return f"I am about to do something that cannot be undone ({inq.effect}). Should I go ahead?"
+            return w["ask_vague"].format(instruction=episode.instruction)
+        return w["ask_effect"].format(effect=inq.effect)
 
 
 def run_expert(episode: TaskEpisode, **kwargs: Any) -> ExpertRun:
