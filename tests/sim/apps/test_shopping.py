@@ -157,6 +157,8 @@ def test_sharing_the_cheapest_item_with_a_friend_the_task_names() -> None:
     T.tap_id(env, "share")
     assert env.phone.activity() == "amazon_shopping/share" and T.find_all(env, id="friend_title")[0].text == "A Run"
     T.tap_text(env, "A Run")
+    assert env.phone.state.effects == [] and T.find(env, text="Send to A Run?")  # the sheet asks before sending
+    T.tap_text(env, "Send")
     cheapest = pick(s, "Lancôme lipstick", "cheapest")
     effect = env.phone.state.effects[-1]
     assert effect.kind == "share" and effect.detail == {"product": cheapest["id"], "title": cheapest["title"],
@@ -301,3 +303,15 @@ def test_every_screen_draws_in_both_languages() -> None:
 
     for locale in ("en", "zh"):
         _visit_every_screen("taobao", locale, check)
+
+
+def test_the_share_sheet_and_its_dialog_speak_chinese() -> None:
+    env = _env("taobao", "zh", 0, False, ("friend", {"name": "王小二"}))
+    _search(env, "围巾")
+    T.tap(env, id="result")
+    T.tap_id(env, "share")
+    T.tap_text(env, "王小二")
+    assert T.find(env, text="发送给王小二？") and _untranslated(env.phone) == []
+    T.tap_text(env, "发送")
+    assert env.phone.state.effects[-1].detail["to"] == "王小二" and env.phone.activity() == "taobao/product"
+    assert env.phone.state.toast is not None and env.phone.state.toast[0] == "已分享给王小二"

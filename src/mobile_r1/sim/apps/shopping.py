@@ -351,13 +351,13 @@ class ShoppingApp(App):
     strings: ClassVar[dict[str, dict[str, str]]] = {"zh": {
         "Search products": "搜索商品", "Type something to search": "请输入搜索内容", "Recommended for you": "猜你喜欢",
         "Recent searches": "历史搜索", "Hot searches": "热门搜索", "Clear": "清空", "Search history cleared": "已清空搜索历史",
-        "No results for '{query}'": "没有找到“{query}”相关的商品", "Best match": "综合", "Price \u2191": "价格\u2191",
+        "No results for '{query}'": "没有找到“{query}”相关的商品", "Featured": "综合", "Price \u2191": "价格\u2191",
         "Price \u2193": "价格\u2193", "Sort by sales": "按销量排序", "Price: low to high": "价格从低到高",
         "Price: high to low": "价格从高到低", "Sort by relevance": "综合排序", "{n} sold": "已售 {n}",
         "{rating} stars, {n} reviews": "{rating} 分，{n} 条评价", "Was {price}": "原价 {price}", "{d} off": "{d}折",
         "Product details": "商品详情", "Favorite": "收藏", "Unfavorite": "取消收藏", "Shop": "店铺",
         "Free delivery in 2-3 days. 7-day returns.": "包邮，2-3 天送达。支持 7 天无理由退货。", "Share to": "分享给",
-        "Send to a friend": "发送给好友", "Copy link": "复制链接", "Link copied": "链接已复制", "Shared with {name}": "已分享给{name}",
+        "Send to a friend": "发送给好友", "Send to {name}?": "发送给{name}？", "Copy link": "复制链接", "Link copied": "链接已复制", "Shared with {name}": "已分享给{name}",
         "Cart ({n})": "购物车（{n}）", "Your cart is empty": "购物车是空的", "Total: {total}": "合计：{total}",
         "Select {title}": "选择{title}", "Decrease {title}": "减少{title}", "Increase {title}": "增加{title}",
         "Removed from cart": "已从购物车移除", "Confirm order": "确认订单", "Deliver to": "收货地址",
@@ -485,8 +485,8 @@ class ShoppingApp(App):
         feed = [p for q in self.feed[lang] for p in results(ctx.state, q)[:2]]
         cats = ("Clothes", "Shoes", "Beauty", "Phones", "Snacks")
         return Column(
-            Row(Text(ctx.app_label, size="title", bold=True, color="primary"),
-                Input("query", hint="Search products", on_submit=_search, weight=1.0),
+            Text(ctx.app_label, size="title", bold=True, color="primary", pad=28, id="app_title"),
+            Row(Input("query", hint="Search products", on_submit=_search, weight=1.0),
                 Button("Search", style="text", id="search_button",
                        on_click=lambda c: _search(c, c.fields.get("query", ""))),
                 pad=28, gap=20),
@@ -521,7 +521,7 @@ class ShoppingApp(App):
         query = ctx.params.get("query") or self.feed[lang][0]
         sort = int(ctx.params.get("sort", 0))
         found = sort_results(results(ctx.state, query), SORTS[sort])
-        chips = (("Best match", "Sort by relevance"), ("Sales", "Sort by sales"), ("Price \u2191", "Price: low to high"),
+        chips = (("Featured", "Sort by relevance"), ("Sales", "Sort by sales"), ("Price \u2191", "Price: low to high"),
                  ("Price \u2193", "Price: high to low"))
         sort_row = Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None, selected=i == sort,
                               align="center", pad=18, weight=1.0, id=f"sort_{SORTS[i]}",
@@ -576,8 +576,14 @@ class ShoppingApp(App):
     def screen_share(self, ctx: Ctx) -> Widget:
         p = self._current(ctx)
         pid, query = p["id"], p["query"]
+        def ask(name: str) -> Any:
+            def handler(c: Ctx) -> None:
+                c.confirm(c.t("Send to {name}?", name=name), p["title"], lambda c2: _share(c2, pid, query, name),
+                          yes=c.t("Send"))
+            return handler
+
         friends = [ListItem(f["name"], id="friend", leading=Icon(f["name"][:1], desc=f["name"], size=90, bg="primary"),
-                            on_click=lambda c, n=f["name"]: _share(c, pid, query, n)) for f in ctx.state["friends"]]
+                            on_click=ask(f["name"])) for f in ctx.state["friends"]]
         return Column(
             AppBar("Share to"),
             Card(Row(Image(desc=p["title"], height=140, width=140, color=COLORS[p["color"]]),
