@@ -23,8 +23,8 @@ APPS = ["taobao", "jd", "pinduoduo", "vipshop", "amazon_shopping"]
 class Setup:
     """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
 
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]], locale: str | None = None) -> None:
-        self.key, self.calls, self.locale = key, calls, locale
+    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
+        self.key, self.calls = key, calls
 
     def setup(self, phone: Phone, rng: Any) -> None:
         app = phone.apps[self.key]

@@ -283,6 +283,13 @@ def _share(ctx: Ctx, pid: str, query: str, friend: str) -> None:
     ctx.toast("Shared with {name}", name=friend)
 
 
+def _buy_now(ctx: Ctx, pid: str, query: str) -> None:
+    product = _listing(ctx.state, pid, query)
+    if product is not None and ctx.require_login():
+        _remember(ctx, product)
+        ctx.push("checkout", buy_now=pid)
+
+
 def _lines(state: Mapping[str, Any], lines: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
     out = []
     for line in lines:
@@ -357,7 +364,8 @@ class ShoppingApp(App):
         "{rating} stars, {n} reviews": "{rating} 分，{n} 条评价", "Was {price}": "原价 {price}", "{d} off": "{d}折",
         "Product details": "商品详情", "Favorite": "收藏", "Unfavorite": "取消收藏", "Shop": "店铺",
         "Free delivery in 2-3 days. 7-day returns.": "包邮，2-3 天送达。支持 7 天无理由退货。", "Share to": "分享给",
-        "Send to a friend": "发送给好友", "Send to {name}?": "发送给{name}？", "Copy link": "复制链接", "Link copied": "链接已复制", "Shared with {name}": "已分享给{name}",
+        "Send to a friend": "发送给好友", "Send to {name}?": "发送给{name}？", "Copy link": "复制链接",
+        "Link copied": "链接已复制", "Shared with {name}": "已分享给{name}",
         "Cart ({n})": "购物车（{n}）", "Your cart is empty": "购物车是空的", "Total: {total}": "合计：{total}",
         "Select {title}": "选择{title}", "Decrease {title}": "减少{title}", "Increase {title}": "增加{title}",
         "Removed from cart": "已从购物车移除", "Confirm order": "确认订单", "Deliver to": "收货地址",
@@ -368,9 +376,8 @@ class ShoppingApp(App):
         "Order #{id} paid: {total}": "订单 #{id} 已支付：{total}", "Back to home": "返回首页", "View orders": "查看订单",
         "My orders": "我的订单", "No orders yet": "还没有订单", "Order #{id}": "订单 #{id}", "Paid": "已支付",
         "{n} items": "{n} 件商品", "My favorites": "我的收藏", "No favorites yet": "还没有收藏", "Hello, {user}": "你好，{user}",
-        "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。", "Categories": "分类",
+        "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
         "Clothes": "服装", "Shoes": "鞋靴", "Beauty": "美妆", "Phones": "手机", "Snacks": "零食", "Badge: {badge}": "标签：{badge}",
-        "Friends": "好友", "Payment password cleared": "支付密码已清除", "Quantity {n}": "数量 {n}",
     }}
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -569,8 +576,7 @@ class ShoppingApp(App):
                 pad=36, gap=24), id="product_scroll"),
             Row(Button("Add to cart", style="secondary", id="add_to_cart", weight=1.0,
                        on_click=lambda c: _add_to_cart(c, pid, query)),
-                Button("Buy now", id="buy_now", weight=1.0,
-                       on_click=lambda c: c.push("checkout", buy_now=pid) if c.require_login() else None),
+                Button("Buy now", id="buy_now", weight=1.0, on_click=lambda c: _buy_now(c, pid, query)),
                 pad=28, gap=24))
 
     def screen_share(self, ctx: Ctx) -> Widget:
