@@ -22,18 +22,24 @@ REPLIES = ("confirm", "decline", "clarify", "login", "supply")
 _PLACEHOLDER = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
 
 
+_KINDS = ("state", "effect", "no_effect", "answer_contains", "answer_mentions", "screen")
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class Condition(_Model):
-    """One typed condition over the phone. Exactly one of `state`, `effect`, `no_effect`, `answer_contains`, `screen`.
+    """One typed condition over the phone. Exactly one of `state`, `effect`, `no_effect`, `answer_contains`,
+    `answer_mentions`, `screen`.
 
     state            a path into app state (`shop.cart[*].product`, `notes.notes[title={title}].pinned`) with one
                      test: `equals`, `contains`, `not_contains`, `absent: true` or `count`
     effect           an effect kind that must have happened, detail matching `where` (a subset; strings ignore case)
     no_effect        an effect kind that must not have happened (optionally only those matching `where`)
     answer_contains  the agent's `answer` text must contain this (case-insensitive)
+    answer_mentions  a state path: the agent's `answer` must contain one of the values it reaches (a recommendation
+                     of any of the latest posts, a summary naming the recipe)
     screen           the foreground activity (`shop/product`), with `params` matching the screen's push params
     """
 
@@ -47,15 +53,16 @@ class Condition(_Model):
     no_effect: str | None = None
     where: dict[str, Any] = Field(default_factory=dict)
     answer_contains: str | None = None
+    answer_mentions: str | None = None
     screen: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     hint: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_kind(self) -> Condition:
-        kinds = [k for k in ("state", "effect", "no_effect", "answer_contains", "screen") if getattr(self, k) is not None]
+        kinds = [k for k in _KINDS if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError("a condition needs exactly one of state, effect, no_effect, answer_contains, screen; "
+            raise ValueError("a condition needs exactly one of state, effect, no_effect, answer_contains, answer_mentions, screen; "
                              f"got {kinds or 'none'}")
         if self.state is not None:
             tests = [k for k in ("equals", "contains", "not_contains", "absent", "count") if getattr(self, k) is not None]
@@ -65,7 +72,7 @@ class Condition(_Model):
 
     @property
     def kind(self) -> str:
-        return next(k for k in ("state", "effect", "no_effect", "answer_contains", "screen") if getattr(self, k) is not None)
+        return next(k for k in _KINDS if getattr(self, k) is not None)
 
 
 SLOTS: dict[str, str] = {
@@ -197,7 +204,8 @@ class TaskSpec(_Model):
     login                     the app a released line's `need_login` logs out (a login question comes first); a
                               generated episode is logged out with chance `login_rate`
     suite                     the suite the spec belongs to (None: today's suites, chosen by category)
-    phone                     the apps on the episode's phone (default: the classic twelve)
+    phone                     the apps on the episode's phone: a list, `classic` (the default: the twelve apps of
+                              today's suites) or `inquirebench` (the apps InquireBench names, and the system apps)
     """
 
     id: str
@@ -220,7 +228,7 @@ class TaskSpec(_Model):
     answer: str | None = None
     inquiries: list[Inquiry] = Field(default_factory=list)
     max_steps: int = Field(default=15, ge=1, le=60)
-    phone: list[str] | None = None
+    phone: list[str] | Literal["classic", "inquirebench"] | None = None
     source: str = ""
 
     @field_validator("id")
@@ -286,8 +294,12 @@ class TaskSpec(_Model):
 
     @property
     def phone_apps(self) -> tuple[str, ...]:
-        """The apps installed on the episode's phone: the spec's `phone`, or the classic twelve."""
-        return tuple(self.phone) if self.phone is not None else CLASSIC_PHONE
+        """The apps installed on the episode's phone when the spec lists them (`phone: [...]`), else the classic
+        twelve. A named phone (`inquirebench`: every app but the classic twelve) is expanded by the simulator, which
+        knows its apps (`mobile_r1.env.sim.episode.phone_apps`)."""
+        if isinstance(self.phone, list):
+            return tuple(self.phone)
+        return CLASSIC_PHONE
 
     @property
     def needs_inquiry(self) -> bool:

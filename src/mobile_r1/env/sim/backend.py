@@ -21,7 +21,8 @@ from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
-from mobile_r1.env.sim.episode import TaskEpisode, build_split, family_episodes, file_episodes, make_episode, released_episode
+from mobile_r1.env.sim.episode import (TaskEpisode, build_split, family_episodes, file_episodes, make_episode,
+                                       phone_apps, released_episode)
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
@@ -157,7 +158,7 @@ class SimTaskEnv(TaskEnv):
         super().__init__(episode, max_steps)
         self.task = task
         self.backend = backend
-        self.sim = SimEnv(apps=task.spec.phone_apps, seed=task.seed, render=backend.render, scale=backend.scale,
+        self.sim = SimEnv(apps=phone_apps(task.spec), seed=task.seed, render=backend.render, scale=backend.scale,
                           xml=backend.xml, locale=task.locale)
         self.user: SimulatedUser | None = None
 

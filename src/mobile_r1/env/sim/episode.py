@@ -10,11 +10,11 @@ from typing import Any
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.env.sim.state import resolve, set_path
 from mobile_r1.env.sim.user import SimulatedUser
-from mobile_r1.sim.apps import Ctx, resolve as resolve_app
+from mobile_r1.sim.apps import Ctx, load_all, resolve as resolve_app
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.released import line_record, match_lines, read_lines
-from mobile_r1.tasks.spec import Inquiry, TaskSpec, fill
+from mobile_r1.tasks.spec import CLASSIC_PHONE, Inquiry, TaskSpec, fill
 from mobile_r1.tasks.suites import plan_split
 
 
@@ -62,6 +62,15 @@ def lookup_params(spec: TaskSpec, phone: Phone, params: dict[str, Any]) -> None:
             if not found:
                 raise ConfigError(f"{spec.source or spec.id}: params.{name}: {fill(p.lookup, params)!r} finds nothing")
             params[name] = found[0]
+
+
+def phone_apps(spec: TaskSpec) -> tuple[str, ...]:
+    """The apps on an episode's phone: the spec's list, the classic twelve, or (`inquirebench`) every registered app
+    but the classic twelve."""
+    if spec.phone == "inquirebench":
+        classic = set(CLASSIC_PHONE)
+        return tuple(sorted(cls.name for cls in load_all().values() if cls.name not in classic))
+    return spec.phone_apps
 
 
 def with_login(spec: TaskSpec) -> TaskSpec:
@@ -151,7 +160,7 @@ class TaskEpisode:
     def make_env(self, **kwargs: Any) -> SimEnv:
         """A SimEnv reset to this episode, with this episode's simulated user answering `call_user` (keyword
         arguments go to `SimEnv`: render, scale, xml, ...)."""
-        kwargs.setdefault("apps", self.spec.phone_apps)
+        kwargs.setdefault("apps", phone_apps(self.spec))
         env = SimEnv(seed=self.seed, locale=self.locale, **kwargs)
         env.reset(task=self, seed=self.seed)
         env.user = SimulatedUser(self, env.phone)
@@ -194,7 +203,7 @@ def released_episode(spec: TaskSpec, line: dict[str, Any], template: int, values
 
 def _fill(ep: TaskEpisode) -> None:
     """Fill the episode's parameters and instruction on a phone of its own (as `setup` will on the real one)."""
-    phone = Phone(apps=ep.spec.phone_apps if ep.staged else ep.spec.apps, seed=ep.seed, locale=ep.locale)
+    phone = Phone(apps=phone_apps(ep.spec) if ep.staged else ep.spec.apps, seed=ep.seed, locale=ep.locale)
     if ep.staged:
         ep.setup(phone)
     else:

@@ -166,6 +166,9 @@ def check(phone: Phone, cond: Condition, params: dict[str, Any], seen_screens: s
     if kind == "answer_contains":
         want = str(fill(cond.answer_contains, params)).lower()
         return any(want in a.lower() for a in phone.state.answers)
+    if kind == "answer_mentions":
+        names = [str(v).strip().lower() for v in resolve(phone, fill(cond.answer_mentions, params)) if str(v).strip()]
+        return any(name in a.lower() for a in phone.state.answers for name in names)
     want_screen = fill(cond.screen, params)
     if seen_screens is not None and not cond.params:
         return want_screen in seen_screens or phone.activity() == want_screen
