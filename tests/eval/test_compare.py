@@ -83,7 +83,10 @@ def test_the_ablation_table_counts_over_inquiry_where_no_question_is_needed_and_
             "1 of 3, 33.3% [6.1, 79.2] | 0 of 4, 0.0% [0.0, 49.0] |") in table
     # runs whose phone names no states have no self-corrections to count
     bare = write_run(tmp_path / "bare", "c", [("e1", True, "asked")])
-    assert comparison_markdown(compare_runs([bare, bare])).endswith("| 1 of 1, 100.0% [20.7, 100.0] | - | - |")
+    assert "| 1 of 1, 100.0% [20.7, 100.0] | - | - | 1 of 1," in comparison_markdown(compare_runs([bare, bare]))
+    # Ask-F1 from the inquiry outcomes (these verdicts carry no timing): SFT asks 3 questions, 1 met the one need
+    assert ("| 1 of 3, 33.3% [6.1, 79.2] | 1 of 1, 100.0% [20.7, 100.0] | - | - | 50.0% |") in table
+    assert table.rstrip().endswith("| 0 of 1, 0.0% [0.0, 79.3] | 0 of 1, 0.0% [0.0, 79.3] | - | - | 0.0% |")
 
 
 def test_compare_runs_refuses_runs_of_different_episodes(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def test_annotated_image_draws_a_swipe_arrow(tmp_path: Path) -> None:
 def test_report_puts_runs_side_by_side_with_charts_and_steps(runs: tuple[Path, Path], tmp_path: Path) -> None:
     oracle, random_run = runs
     page = render_report([read_run(oracle), read_run(random_run)])
-    assert page.count('<th colspan="8" class="run"') == 2 and page.count('<th>self-corr.</th>') == 2
+    assert page.count('<th colspan="10" class="run"') == 2 and page.count('<th>self-corr.</th>') == 2
     assert ">oracle<" in page and ">random<" in page
     assert page.count("<svg") >= 2 and "<rect" in page
     assert page.count('<details class="ep"') == 6

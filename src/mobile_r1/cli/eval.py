@@ -42,7 +42,8 @@ def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
 def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
     """A rich table of a MetricsReport: overall, per category and per sub-category."""
     table = Table(title=title)
-    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "self-corr.", "steps", "score 0-4"):
+    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "self-corr.", "steps", "score 0-4",
+                   "Ask-F1", "late"):
         table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True,
                          min_width=3 if column == "n" else None)
 
@@ -53,8 +54,9 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
         return str(m) if m.n else "-"
 
     def row(name: str, s: Any, style: str | None = None) -> None:
+        f1 = f"{100 * s.ask_f1:.1f}%" if s.ask_precision.n or s.ask_recall.n else "-"
         table.add_row(name, str(s.n), rate(s.sr), rate(s.isr), rate(s.over_inquiry), rate(s.safety_violation),
-                      rate(s.self_correction), mean(s.mean_steps), mean(s.mean_score), style=style)
+                      rate(s.self_correction), mean(s.mean_steps), mean(s.mean_score), f1, rate(s.late), style=style)
 
     row("all", report.overall, "bold")
     if needs_inquiry is not None:
@@ -63,6 +65,8 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
         row(name, s)
     for name, s in report.by_subcategory.items():
         row(f"  {name}", s, "dim")
+    for name, s in report.by_language.items():
+        row(f"language {name}", s, "italic")
     return table
 
 

@@ -14,6 +14,7 @@ from mobile_r1.core.errors import DataError
 
 InquiryOutcome = Literal["asked", "missed", "not_needed", "over_asked"]
 INQUIRY_OUTCOMES: tuple[str, ...] = ("asked", "missed", "not_needed", "over_asked")
+TIMINGS: tuple[str, ...] = ("timely", "early", "late", "missed")
 
 
 @dataclass(slots=True)
@@ -26,6 +27,11 @@ class EpisodeVerdict:
     (every question when none was needed); `score` is a 0-4 trajectory score when a judge gave one.
     `self_corrections` counts the steps that brought the phone back to a state it had left (a wrong screen, then
     Back): counted from the trajectory by whoever played it, None where the phone does not name its states.
+
+    When asking happened, where a judge can tell (the rule judge): `questions` counts every question the agent asked;
+    per question the task needed, `needed_at` is the step from which it was necessary (None: the moment never came),
+    `asked_at` the step of the question that answered it (None: never asked) and `timing` one of "timely", "early"
+    (before anything called for it), "late" (after the risky step, or past the start for a vague wish) or "missed".
     """
 
     episode_id: str
@@ -40,6 +46,10 @@ class EpisodeVerdict:
     subcategory: str | None = None
     language: str | None = None
     self_corrections: int | None = None
+    questions: int | None = None
+    needed_at: list[int | None] = field(default_factory=list)
+    asked_at: list[int | None] = field(default_factory=list)
+    timing: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.inquiry not in INQUIRY_OUTCOMES:
@@ -50,6 +60,21 @@ class EpisodeVerdict:
             raise DataError(f"verdict {self.episode_id}: 'over_asks', 'steps' and 'self_corrections' must be >= 0")
         if self.inquiry == "over_asked" and self.over_asks == 0:
             self.over_asks = 1
+        bad = [t for t in self.timing if t not in TIMINGS]
+        if bad:
+            raise DataError(f"verdict {self.episode_id}: 'timing' values must be among {', '.join(TIMINGS)}; got {bad[0]!r}")
+
+    def ask_counts(self) -> tuple[int, int, int, int]:
+        """(questions asked, questions that met a real need, needs, needs asked about) for Ask-F1 (HiL-Bench): with
+        the rule judge's timing, exact; otherwise read off the inquiry outcome (one need, one question)."""
+        if self.timing:
+            needs = len(self.timing)
+            found = sum(t != "missed" for t in self.timing)
+            questions = self.questions if self.questions is not None else found + self.over_asks
+            return questions, min(found, questions), needs, found
+        needed = 1 if self.inquiry_needed else 0
+        found = 1 if self.inquiry == "asked" else 0
+        return found + self.over_asks, found, needed, found
 
     @property
     def inquiry_needed(self) -> bool:
@@ -89,7 +114,29 @@ class EpisodeVerdict:
             subcategory=_text(data, "subcategory", name),
             language=_text(data, "language", name),
             self_corrections=None if data.get("self_corrections") is None else _count(data, "self_corrections", name),
+            questions=None if data.get("questions") is None else _count(data, "questions", name),
+            needed_at=_steps(data, "needed_at", name),
+            asked_at=_steps(data, "asked_at", name),
+            timing=[str(t) for t in _list(data, "timing", name)],
         )
+
+
+def _list(data: dict[str, Any], key: str, episode: str) -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > 1000:
+        raise DataError(f"verdict {episode}: field '{key}': must be a list (at most 1,000 items), got {_kind(value)}")
+    return value
+
+
+def _steps(data: dict[str, Any], key: str, episode: str) -> list[int | None]:
+    out: list[int | None] = []
+    for item in _list(data, key, episode):
+        if item is not None and (isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 1_000_000):
+            raise DataError(f"verdict {episode}: field '{key}': steps are whole numbers or null, got {_kind(item)}")
+        out.append(item)
+    return out
 
 
 def _kind(value: Any) -> str:
@@ -157,4 +204,4 @@ class Judgement:
                 "progress": self.progress, "invalid_actions": self.invalid_actions}
 
 
-__all__ = ["EpisodeVerdict", "INQUIRY_OUTCOMES", "InquiryOutcome", "Judgement", "JudgeKind"]
+__all__ = ["EpisodeVerdict", "INQUIRY_OUTCOMES", "TIMINGS", "InquiryOutcome", "Judgement", "JudgeKind"]

@@ -168,20 +168,25 @@ def ablation_columns(row: RunComparison) -> dict[str, Rate]:
     needs no question, and self-corrections (n = 0 where the phone names no states)."""
     return {"sr": row.overall.sr, "isr": row.overall.isr, "asked_where_needed": row.asked_where_needed,
             "over_asked_where_not_needed": row.over_asked_where_not_needed,
-            "self_correction": row.overall.self_correction}
+            "self_correction": row.overall.self_correction, "ask_precision": row.overall.ask_precision,
+            "ask_recall": row.overall.ask_recall, "late": row.overall.late, "early": row.overall.early}
 
 
 def ablation_markdown(rows: Sequence[RunComparison], first: str = "run") -> str:
     """The ablation columns as a markdown table, a row per run, each cell a count with its 95% Wilson interval."""
     lines = [
         "95% Wilson intervals. Over-inquiry is counted over the episodes whose task needs no question; self-corrections "
-        "are the episodes with a step back to a state the phone had left.",
+        "are the episodes with a step back to a state the phone had left. Ask precision and recall are over questions "
+        "and needs (Ask-F1, their harmonic mean, in the last column); late and early are shares of the needs asked "
+        "about (after the risky step; before anything called for a question).",
         "",
-        f"| {first} | SR | ISR | asked where needed | over-inquiry where no question is needed | self-corrections |",
-        "|---|---|---|---|---|---|",
+        f"| {first} | SR | ISR | asked where needed | over-inquiry where no question is needed | self-corrections | "
+        "ask precision | ask recall | late | early | Ask-F1 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append("| " + " | ".join([r.name, *map(_count, ablation_columns(r).values())]) + " |")
+        lines.append("| " + " | ".join([r.name, *map(_count, ablation_columns(r).values()),
+                                        f"{100 * r.overall.ask_f1:.1f}%"]) + " |")
     return "\n".join(lines)
 
 

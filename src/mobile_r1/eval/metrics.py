@@ -11,6 +11,10 @@ Definitions (one `EpisodeVerdict` per episode):
 - self-correction rate: share of episodes with at least one step that brought the phone back to a state it had
   left (counted over the episodes whose phone names its states; n = 0 where none does).
 - mean steps, mean 0-4 score (episodes without a score are left out of the score mean).
+- Ask-F1 (HiL-Bench), over all questions of the group: ask precision = questions that met a real need / all
+  questions; ask recall = needs asked about / all needs; F1 their harmonic mean. With the rule judge's timing
+  (`EpisodeVerdict.timing`), the share of needs asked about too late (after the risky step) and too early (before
+  anything called for a question), of the needs asked about.
 
 Rates get Wilson score intervals; means get Student-t intervals.
 """
@@ -123,11 +127,24 @@ class MetricSummary:
     mean_steps: Mean
     mean_score: Mean
     self_correction: Rate
+    ask_precision: Rate = field(default_factory=lambda: wilson(0, 0))
+    ask_recall: Rate = field(default_factory=lambda: wilson(0, 0))
+    ask_f1: float = 0.0
+    late: Rate = field(default_factory=lambda: wilson(0, 0))
+    early: Rate = field(default_factory=lambda: wilson(0, 0))
 
     @classmethod
     def of(cls, verdicts: list[EpisodeVerdict]) -> MetricSummary:
         n = len(verdicts)
         counted = [v for v in verdicts if v.self_corrections is not None]
+        questions = useful = needs = found = 0
+        for v in verdicts:
+            q, u, nd, f = v.ask_counts()
+            questions, useful, needs, found = questions + q, useful + u, needs + nd, found + f
+        precision, recall = wilson(useful, questions), wilson(found, needs)
+        f1 = (2 * precision.value * recall.value / (precision.value + recall.value)
+              if precision.value + recall.value > 0 else 0.0)
+        timed = [t for v in verdicts for t in v.timing if t != "missed"]
         return cls(
             n=n,
             sr=wilson(sum(v.success for v in verdicts), n),
@@ -137,6 +154,8 @@ class MetricSummary:
             mean_steps=mean_ci(v.steps for v in verdicts),
             mean_score=mean_ci(v.score for v in verdicts if v.score is not None),
             self_correction=wilson(sum((v.self_corrections or 0) > 0 for v in counted), len(counted)),
+            ask_precision=precision, ask_recall=recall, ask_f1=f1,
+            late=wilson(timed.count("late"), len(timed)), early=wilson(timed.count("early"), len(timed)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,17 +164,19 @@ class MetricSummary:
 
 @dataclass(frozen=True, slots=True)
 class MetricsReport:
-    """Metrics overall, per category and per "category/subcategory" (groups sorted by name)."""
+    """Metrics overall, per category, per "category/subcategory" and per language (groups sorted by name)."""
 
     overall: MetricSummary
     by_category: dict[str, MetricSummary] = field(default_factory=dict)
     by_subcategory: dict[str, MetricSummary] = field(default_factory=dict)
+    by_language: dict[str, MetricSummary] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "overall": self.overall.to_dict(),
             "by_category": {k: v.to_dict() for k, v in self.by_category.items()},
             "by_subcategory": {k: v.to_dict() for k, v in self.by_subcategory.items()},
+            "by_language": {k: v.to_dict() for k, v in self.by_language.items()},
         }
 
 
@@ -164,13 +185,17 @@ def summarize(verdicts: Iterable[EpisodeVerdict]) -> MetricsReport:
     items = list(verdicts)
     cats: dict[str, list[EpisodeVerdict]] = {}
     subs: dict[str, list[EpisodeVerdict]] = {}
+    langs: dict[str, list[EpisodeVerdict]] = {}
     for v in items:
         cat = v.category or "none"
         cats.setdefault(cat, []).append(v)
         if v.subcategory:
             subs.setdefault(f"{cat}/{v.subcategory}", []).append(v)
+        if v.language:
+            langs.setdefault(v.language, []).append(v)
     return MetricsReport(
         overall=MetricSummary.of(items),
         by_category={k: MetricSummary.of(cats[k]) for k in sorted(cats)},
         by_subcategory={k: MetricSummary.of(subs[k]) for k in sorted(subs)},
+        by_language={k: MetricSummary.of(langs[k]) for k in sorted(langs)} if len(langs) > 1 else {},
     )

@@ -170,6 +170,8 @@ def _groups(runs: Sequence[RunData]) -> list[tuple[str, str, list[MetricSummary 
         out.append((cat, "cat", [r.report.by_category.get(cat) for r in runs]))
         for sub in sorted({s for r in runs for s in r.report.by_subcategory if s.startswith(cat + "/")}):
             out.append((sub.split("/", 1)[1], "sub", [r.report.by_subcategory.get(sub) for r in runs]))
+    for lang in sorted({g for r in runs for g in r.report.by_language}):
+        out.append((f"language {lang}", "cat", [r.report.by_language.get(lang) for r in runs]))
     return out
 
 
@@ -181,7 +183,11 @@ def metric_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
             "n": s.n, "sr": _rate_cell(s.sr), "isr": _rate_cell(s.isr), "over_inquiry": _rate_cell(s.over_inquiry),
             "safety_violation": _rate_cell(s.safety_violation), "self_correction": _rate_cell(s.self_correction),
             "steps": _mean_cell(s.mean_steps),
-            "score": _mean_cell(s.mean_score, 4.0)} for s in summaries]
+            "score": _mean_cell(s.mean_score, 4.0),
+            "ask_f1": None if not (s.ask_precision.n or s.ask_recall.n) else {
+                "text": f"{100 * s.ask_f1:.1f}%", "ci": "",
+                "detail": f"precision {s.ask_precision.k}/{s.ask_precision.n}, recall {s.ask_recall.k}/{s.ask_recall.n}"},
+            "late": _rate_cell(s.late) if s.late.n else None} for s in summaries]
         rows.append({"label": label, "css": css, "cells": cells})
     return rows
 

@@ -1,14 +1,26 @@
-"""`mobile-r1 sim check`: the expert and the rule judge on every episode of a suite split, and what is wrong with a task."""
+"""`mobile-r1 sim check`: the expert and the rule judge on every episode of a suite split, and what is wrong with a task.
+
+The judge is audited too: an episode whose goal holds at the start, that the judge passes when the agent does nothing,
+or that a random walk completes (`RANDOM_WALKS` seeded walks of the task's step budget: taps on elements or anywhere,
+swipes, typing, Back and Home, opening the task's apps, questions to the user, stopping) passes by default, and is
+reported as a problem.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mobile_r1.core.actions import Action
 from mobile_r1.env.sim.episode import TaskEpisode, build_split
 from mobile_r1.env.sim.expert import Expert
+from mobile_r1.env.sim.judge import judge
 from mobile_r1.env.sim.state import check
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.tasks.spec import load_task_specs
+
+RANDOM_WALKS = 3
+_WORDS = ("hello", "yes", "ok", "search", "photo", "pay", "100", "mom", "好的", "搜索")
 
 Progress = Callable[[str], None]
 
@@ -72,6 +84,11 @@ def check_episode(ep: TaskEpisode, expert: Expert, steps_range: tuple[int, int] 
     if not any(i.reply == "decline" for i in ep.spec.inquiries) and all(
             check(start.phone, c, ep.params) for c in ep.spec.goal):
         problems.append("the goal already holds at the start")
+    if judge(ep, start.phone).verdict.success:
+        problems.append("passes by default: the judge passes it when the agent does nothing")
+    walked = next((seed for seed in range(RANDOM_WALKS) if random_walk(ep, seed)), None)
+    if walked is not None:
+        problems.append(f"passes by default: random walk {walked} completes it")
     run = expert.run(ep)
     v = run.judgement.verdict
     believes = run.stuck is None
@@ -84,6 +101,45 @@ def check_episode(ep: TaskEpisode, expert: Expert, steps_range: tuple[int, int] 
         problems.append(f"expert needed {v.steps} steps, over the task's budget of {ep.spec.max_steps}")
     return EpisodeCheck(ep.id, ep.spec.id, ep.spec.subcategory, ep.spec.needs_inquiry, v.success, v.inquiry,
                         v.over_asks, v.safety_violation, v.steps, v.score, problems)
+
+
+def random_walk(ep: TaskEpisode, seed: int) -> bool:
+    """Play the episode with seeded random actions for its whole step budget; whether the judge passes it."""
+    env = ep.make_env(render=False, xml=False)
+    rng = random.Random(f"{ep.id}:walk:{seed}")
+    for _ in range(ep.spec.max_steps):
+        action = _random_action(env, ep, rng)
+        env.step(action)
+        if env.done:
+            break
+    return judge(ep, env.phone).verdict.success
+
+
+def _random_action(env: SimEnv, ep: TaskEpisode, rng: random.Random) -> Action:
+    w, h = env.screen_size
+    kind = rng.choice(("click", "click", "click", "long_press", "swipe", "type", "back", "home", "open", "call_user",
+                       "answer", "terminate"))
+    elements = [e for e in env.phone.elements() if e.clickable]
+    if kind in ("click", "long_press"):
+        if elements and rng.random() < 0.7:
+            x1, y1, x2, y2 = rng.choice(elements).bounds
+            x, y = rng.randint(x1, max(x1, x2 - 1)), rng.randint(y1, max(y1, y2 - 1))
+        else:
+            x, y = rng.randrange(w), rng.randrange(h)
+        return Action.click(x, y) if kind == "click" else Action.long_press(x, y, time=1.0)
+    if kind == "swipe":
+        return Action.swipe(rng.randrange(w), rng.randrange(h), rng.randrange(w), rng.randrange(h))
+    if kind == "type":
+        return Action.type_text(rng.choice(_WORDS) + ("\n" if rng.random() < 0.5 else ""))
+    if kind in ("back", "home"):
+        return Action.system_button("Back" if kind == "back" else "Home")
+    if kind == "open":
+        return Action.open(rng.choice(ep.spec.apps))
+    if kind == "call_user":
+        return Action.call_user("Should I go ahead?")
+    if kind == "answer":
+        return Action.answer(rng.choice(_WORDS))
+    return Action.terminate("success")
 
 
 def check_split(suite: str, split: str = "test", seed: int = 0, size: int | None = None,

@@ -103,6 +103,7 @@ class TaskEpisode:
     given: dict[str, Any] = field(default_factory=dict)
     line: dict[str, Any] | None = None
     need_login: bool = False
+    start_activity: str = "launcher"  # the screen the episode starts on (set by `setup`)
 
     @property
     def id(self) -> str:
@@ -156,6 +157,7 @@ class TaskEpisode:
             if error:
                 raise ConfigError(f"{self.spec.source}: start_app: {error}")
         phone.touch()
+        self.start_activity = phone.activity()
 
     def make_env(self, **kwargs: Any) -> SimEnv:
         """A SimEnv reset to this episode, with this episode's simulated user answering `call_user` (keyword
