@@ -431,27 +431,31 @@ def limit_body(app: Any, limit: int = MAX_BODY) -> Any:
                 if declared > limit:
                     await too_large(send)
                     return
-        seen = 0
-
-        async def bounded() -> Any:
-            nonlocal seen
+        body = bytearray()  # read here, within the limit, then handed to the app
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _BodyTooLarge()
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > limit:
+                await too_large(send)
+                return
+            if not message.get("more_body"):
+                break
+        replayed = False
 
-        try:
-            await app(scope, bounded, send)
-        except _BodyTooLarge:
-            await too_large(send)
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
 
     return limited
 
 
-class _BodyTooLarge(Exception):
-    """A request body passed the limit while it was read."""
 
 
 def serve(state: SimAndroidWorld, host: str = "127.0.0.1", port: int = 5000, gzip: bool = False,
