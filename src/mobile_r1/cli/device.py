@@ -158,17 +158,24 @@ def adbd_command(
                                      help="Whether the ADBKeyBoard input method is installed (for non-ASCII typing)."),
     capture_scale: float = typer.Option(1.0, "--capture-scale", help="Scale of `screencap` images (1.0: 1080x2400)."),
 ) -> None:
-    """Serve the simulated phone over the adb device protocol: `adb connect HOST:PORT`, then any adb tool drives it."""
+    """Serve the simulated phone over the adb device protocol: `adb connect HOST:PORT`, then any adb tool drives it.
+    Prints `adbd listening on HOST:PORT` once it accepts connections."""
     from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
+    from mobile_r1.env.sim.servers.common import bind_error, check_address, check_scale
 
-    server = AdbdServer(SimDevice(seed=seed, serial=serial, adbkeyboard=adbkeyboard, capture_scale=capture_scale),
-                        host=host, port=port)
+    check_address(host, port)
+    check_scale("--capture-scale", capture_scale)
+    device = SimDevice(seed=seed, serial=serial, adbkeyboard=adbkeyboard, capture_scale=capture_scale)
+    try:
+        server = AdbdServer(device, host=host, port=port)
+    except OSError as exc:
+        raise bind_error(host, port, exc) from None
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     server.start()
-    typer.echo(f"adbd listening on {server.host}:{server.port}")
+    typer.echo(f"adbd listening on {server.serial}")
     sys.stdout.flush()
-    console.print(f"adb connect {server.host}:{server.port}   (Ctrl-C to stop)", markup=False)
+    console.print(f"adb connect {server.serial}   (Ctrl-C to stop)", markup=False)
     try:
         while not stop.wait(0.5):
             pass

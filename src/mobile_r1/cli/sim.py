@@ -91,22 +91,22 @@ def serve(
                               "SUITE/SPLIT; clients change it with /suite/reinitialize."),
     seed: int = typer.Option(42, "--seed", help="Suite seed at start (AndroidWorld's server starts with 42)."),
     combinations: int = typer.Option(2, "--n-task-combinations", help="Instances per task type at start."),
-    scale: float = typer.Option(1.0, "--scale", help="Screenshot scale of the 1080x2400 screen (AndroidWorld sends "
-                                "full-size screenshots: 1.0)."),
+    scale: float = typer.Option(1.0, "--scale", help="Screenshot scale of the 1080x2400 screen, in (0, 2] "
+                                "(AndroidWorld sends full-size screenshots: 1.0)."),
     gzip: bool = typer.Option(False, "--gzip/--no-gzip", help="Compress large answers for clients that accept gzip "
                               "(worth it over a network, not on loopback)."),
 ) -> None:
     """Serve the simulated phone with AndroidWorld's HTTP API (its task families are our suites; one extra endpoint,
-    /ui_elements, gives the screen's UI elements). Prints the URL, then serves until Ctrl-C."""
+    /ui_elements, gives the screen's UI elements). Prints the URL once it accepts connections, then serves until
+    Ctrl-C."""
     from mobile_r1.core.errors import ConfigError
     from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, serve as run_server
+    from mobile_r1.env.sim.servers.common import check_address, check_scale
 
     if api != "androidworld":
         raise ConfigError(f"--api {api!r}: the phone can be served with: androidworld")
-    if not scale > 0:
-        raise ConfigError(f"--scale must be > 0, got {scale}")
-    if not 0 <= port <= 65535:
-        raise ConfigError(f"--port must be within 0..65535, got {port}")
+    check_scale("--scale", scale)
+    check_address(host, port)
     state = SimAndroidWorld(suite, seed, combinations, scale)
 
     def ready(url: str) -> None:

@@ -2,7 +2,7 @@
 
     import gymnasium, mobile_r1.env                      # importing mobile_r1.env registers the id
     env = gymnasium.make("mobile_r1/Phone-v0", suite="nav-sim", split="train", dialect="compact")
-    obs, info = env.reset(seed=0)                        # obs: {"instruction": str, "screen": str}; info["episode"]
+    obs, info = env.reset(seed=0)                        # obs: {"instruction": str, "screen": str}; info["episode_id"]
     obs, reward, terminated, truncated, info = env.step(model_text)   # or a mobile_r1 Action
     # reward is 0 until the episode ends; then the judge's outcome (1.0 success, else 0.0; reward="score": score / 4)
 
@@ -17,17 +17,26 @@ in screen pixels), so an LLM's reply goes straight in; a `mobile_r1.core.Action`
 space is text: `sample()` writes a random valid action in the dialect. A reply with no readable action costs a
 step and touches nothing (`info["error"]` says why), as in `mobile-r1 eval`. `reset(seed=...)` picks the episode
 with the env's random generator (`options={"episode": index or id}` picks one by hand); the backend resets it
-deterministically. `info` carries the instruction, the episode id, the step, the user's reply to `call_user`, the
-phone's error, and at the end the verdict.
+deterministically. `info` carries the instruction, the episode id (`episode_id`: `info["episode"]` is left to
+Gymnasium's `RecordEpisodeStatistics`), the step, the user's reply to `call_user`, the phone's error, and at the end
+the verdict.
+
+Gymnasium's stock wrappers and vector envs take it with their defaults: the text spaces hold what a phone shows
+(`PHONE_CHARSET`: every character of Unicode's basic plane, Chinese included; a character beyond it reaches the
+agent as U+FFFD), so `AsyncVectorEnv`'s shared memory and `FlattenObservation` can encode them. Gymnasium reads a
+`Text` space's shared memory once, when the vector env is made (its observations would never change); this module
+registers a reader for its own text spaces that reads the memory whenever the observations are used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import read_from_shared_memory
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import get_dialect
@@ -40,13 +49,62 @@ from mobile_r1.env.registry import make_backend
 ENV_ID = "mobile_r1/Phone-v0"
 MAX_TEXT = 65_536  # characters of an instruction, a screen listing or an action text
 SIM_SCREEN = (1080, 2400)
+REPLACEMENT = "\ufffd"
+# What a phone shows: tab, newline and every character of the basic plane that is not a control or a surrogate
+# (Latin, CJK and its punctuation, full-width forms...). Gymnasium's default is [A-Za-z0-9].
+PHONE_CHARSET = "\t\n" + "".join(chr(c) for c in (*range(0x20, 0x7F), *range(0xA0, 0xD800), *range(0xE000, 0xFFFE)))
+_IN_CHARSET = frozenset(PHONE_CHARSET)
+
+
+def phone_text(text: str, max_length: int = MAX_TEXT) -> str:
+    """`text` cut to `max_length` characters, with each character outside `PHONE_CHARSET` as U+FFFD."""
+    text = text[:max_length]
+    if all(c in _IN_CHARSET for c in text):
+        return text
+    return "".join(c if c in _IN_CHARSET else REPLACEMENT for c in text)
 
 
 class AnyText(spaces.Text):
-    """A text space that holds any string up to `max_length` characters (Gymnasium's `Text` checks a charset)."""
+    """A text space over `PHONE_CHARSET` of up to `max_length` characters."""
 
-    def contains(self, x: Any) -> bool:
-        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+    def __init__(self, max_length: int, *, min_length: int = 0, seed: int | None = None) -> None:
+        super().__init__(max_length, min_length=min_length, charset=PHONE_CHARSET, seed=seed)
+
+
+class SharedTexts(Sequence[str]):
+    """The texts of `n` envs in an `AsyncVectorEnv`'s shared memory, decoded each time they are read; a deep copy
+    (what the vector env hands out) is a tuple of the current texts."""
+
+    def __init__(self, space: spaces.Text, memory: Any, n: int) -> None:
+        self.space, self.memory, self.n = space, memory, n
+        self.lookup = np.array([*space.character_list, ""], dtype=object)
+
+    def texts(self) -> tuple[str, ...]:
+        data = np.frombuffer(self.memory.get_obj(), dtype=np.int32).reshape((self.n, self.space.max_length))
+        pad = len(self.space.character_set)
+        out = []
+        for row in data:
+            ends = np.flatnonzero(row >= pad)
+            row = row[:ends[0]] if len(ends) else row
+            out.append("".join(self.lookup[row]))
+        return tuple(out)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.texts()[index]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return self.texts()
+
+    def __repr__(self) -> str:
+        return repr(self.texts())
+
+
+@read_from_shared_memory.register(AnyText)
+def _read_texts(space: AnyText, shared_memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(space, shared_memory, n)
 
 
 class ActionText(AnyText):
@@ -184,13 +242,13 @@ class PhoneEnv(gymnasium.Env):
 
     def _obs(self, observation: Observation) -> dict[str, Any]:
         assert self.task_env is not None
-        instruction = self.task_env.episode.instruction[:MAX_TEXT]
+        instruction = phone_text(self.task_env.episode.instruction)
         if self.observation_mode == "text":
             if observation.elements_missing:
                 raise ConfigError(f"observation='text' needs the screen's element list, but this backend gives none: "
                                   f"{observation.elements_missing}; use observation='image'")
             return {"instruction": instruction,
-                    "screen": render_elements(observation.elements, observation.screen_size)[:MAX_TEXT]}
+                    "screen": phone_text(render_elements(observation.elements, observation.screen_size))}
         if observation.screenshot is None:
             raise ConfigError("this backend gave no screenshot; use observation='text'")
         image = observation.screenshot.convert("RGB")
@@ -200,7 +258,7 @@ class PhoneEnv(gymnasium.Env):
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         assert self.task_env is not None
-        return {"episode": self.task_env.episode.id, "instruction": self.task_env.episode.instruction,
+        return {"episode_id": self.task_env.episode.id, "instruction": self.task_env.episode.instruction,
                 "step": self.task_env.steps, "budget": self.task_env.budget, **extra}
 
 
@@ -210,4 +268,4 @@ def register() -> None:
         gymnasium.register(id=ENV_ID, entry_point="mobile_r1.env.gym:PhoneEnv")
 
 
-__all__ = ["PhoneEnv", "ActionText", "AnyText", "register", "ENV_ID"]
+__all__ = ["PhoneEnv", "ActionText", "AnyText", "SharedTexts", "register", "phone_text", "ENV_ID", "PHONE_CHARSET"]

@@ -24,12 +24,22 @@ Actions follow AndroidWorld's executor (`android_world/env/actuation.py`): `clic
 `wait` is one second; `status` does nothing on the phone; `answer` is kept as the phone's answer. As there, a
 request the server cannot serve (an unknown task type, an index out of range, a task scored before it was
 initialised or initialised twice without `suite/reinitialize`, an action `JSONAction` refuses) is an HTTP 500.
+
+Bounds: a request body over `MAX_BODY` bytes is answered 413 unread; the suites of the last `SEED_CACHE` seeds are
+kept; a connection that sends nothing for `IDLE_SECONDS` (before its first request or between two) is closed, and
+past `MAX_CONNECTIONS` (or when the process runs out of file descriptors) the longest idle one is shed, with one log
+line for the whole flood. `serve` prints the URL (calls `ready`) only once the server accepts connections.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import resource
 import socket
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,6 +57,11 @@ DEFAULT_SEED = 42
 DEFAULT_COMBINATIONS = 2
 DEFAULT_FAMILY = "android_world"  # what AndroidWorld's clients reinitialise by default: here, the starting family
 WAIT_SECONDS = 1.0  # AndroidWorld's executor sleeps one second for `wait`
+MAX_BODY = 1024 * 1024  # bytes of a request body (an action is a few hundred)
+SEED_CACHE = 8  # suites (one per suite, split and seed) kept
+IDLE_SECONDS = 10.0  # a connection that sends nothing this long is closed
+MAX_CONNECTIONS = 256  # at most; fewer when the process may open fewer files
+log = logging.getLogger(__name__)
 
 
 def families() -> list[str]:
@@ -184,7 +199,7 @@ class SimAndroidWorld:
         self.backend = SimBackend(render=False, scale=scale, xml=False, specs=specs)
         self.scale = scale
         self.lock = threading.RLock()
-        self._splits: dict[tuple[str, str, int], list[EpisodeRef]] = {}
+        self._splits: OrderedDict[tuple[str, str, int], list[EpisodeRef]] = OrderedDict()
         self.suite: dict[str, list[EpisodeRef]] = {}
         self.initialized: set[tuple[str, int]] = set()
         self.env: SimTaskEnv | None = None
@@ -205,6 +220,9 @@ class SimAndroidWorld:
             if key not in self._splits:
                 self._splits[key] = [episode_ref(e, suite, split)
                                      for e in self.backend.task_episodes(suite, split, None, seed)]
+                while len(self._splits) > SEED_CACHE:
+                    self._splits.popitem(last=False)
+            self._splits.move_to_end(key)
             grouped: dict[str, list[EpisodeRef]] = {}
             for ref in self._splits[key]:
                 grouped.setdefault(ref.task, []).append(ref)
@@ -386,18 +404,140 @@ def create_app(state: SimAndroidWorld, gzip: bool = False) -> Any:
 
     app.include_router(suite_router)
     app.include_router(task_router)
-    return app
+    return limit_body(app)
+
+
+def limit_body(app: Any, limit: int = MAX_BODY) -> Any:
+    """An ASGI app like `app` whose requests carry at most `limit` body bytes: a larger one is answered 413 (before
+    its body is read when Content-Length says so, else as soon as it passes the limit)."""
+
+    async def too_large(send: Any) -> None:
+        body = f'{{"detail":"request body over {limit} bytes"}}'.encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def limited(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = limit + 1
+                if declared > limit:
+                    await too_large(send)
+                    return
+        body = bytearray()  # read here, within the limit, then handed to the app
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > limit:
+                await too_large(send)
+                return
+            if not message.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return limited
+
+
 
 
 def serve(state: SimAndroidWorld, host: str = "127.0.0.1", port: int = 5000, gzip: bool = False,
           ready: Callable[[str], None] | None = None, log_level: str = "warning") -> None:
-    """Serve `state` until interrupted; `port=0` takes a free port. `ready(url)` is called once the socket is bound."""
+    """Serve `state` until interrupted; `port=0` takes a free port. `ready(url)` is called once the server accepts
+    connections."""
     serve_app(create_app(state, gzip=gzip), host, port, ready, log_level)
 
 
+def connection_cap(wanted: int = MAX_CONNECTIONS) -> int:
+    """`wanted`, or fewer so that connections leave a margin of the process's file descriptors."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(4, min(wanted, (soft - 64) // 2))
+
+
+def _shedding_protocol(idle_seconds: float, cap: int) -> type:
+    """uvicorn's HTTP/1.1 protocol, plus: a connection idle for `idle_seconds` before its first request is closed
+    (uvicorn's own keep-alive timeout covers the time between requests), and past `cap` open connections the one
+    idle the longest is shed."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Shedding(H11Protocol):  # type: ignore[misc]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.last_active = time.monotonic()
+            self._unset_keepalive_if_required()
+            self.timeout_keep_alive_task = self.loop.call_later(idle_seconds, self.timeout_keep_alive_handler)
+            if len(self.connections) > cap:
+                shed_idle(self.connections, len(self.connections) - cap, keep=self)
+
+        def data_received(self, data: bytes) -> None:
+            self.last_active = time.monotonic()
+            super().data_received(data)
+
+    return Shedding
+
+
+def _idle(protocol: Any) -> bool:
+    cycle = getattr(protocol, "cycle", None)
+    return cycle is None or bool(getattr(cycle, "response_complete", False))
+
+
+def shed_idle(connections: Any, n: int, keep: Any = None) -> int:
+    """Close the `n` connections idle the longest (never one with a request in flight); how many were closed."""
+    idle = sorted((c for c in list(connections) if c is not keep and _idle(c)),
+                  key=lambda c: getattr(c, "last_active", 0.0))
+    closed = 0
+    for protocol in idle[:n]:
+        transport = getattr(protocol, "transport", None)
+        if transport is not None and not transport.is_closing():
+            transport.close()
+            closed += 1
+    return closed
+
+
+class _FloodLog:
+    """asyncio's handler for accept failures: the first is logged, the rest only counted, and each sheds an idle
+    connection so that accepting resumes (asyncio logs a traceback per attempt, hundreds of thousands a minute)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.count = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        message = str(context.get("message", ""))
+        if "socket.accept() out of system resource" not in message:
+            loop.default_exception_handler(context)
+            return
+        self.count += 1
+        if self.count == 1:
+            log.warning("the server cannot accept connections (%s); shedding idle ones (logged once)",
+                        context.get("exception"))
+        shed_idle(self.server.server_state.connections, 1)
+
+
 def serve_app(app: Any, host: str = "127.0.0.1", port: int = 5000, ready: Callable[[str], None] | None = None,
-              log_level: str = "warning") -> None:
-    """Serve an ASGI app with uvicorn on a socket bound here (so `port=0` can be reported before serving)."""
+              log_level: str = "warning", idle_seconds: float = IDLE_SECONDS,
+              max_connections: int = MAX_CONNECTIONS) -> None:
+    """Serve an ASGI app with uvicorn on a socket bound here (so `port=0` is known before serving); `ready(url)` is
+    called once uvicorn accepts connections."""
     import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -411,11 +551,19 @@ def serve_app(app: Any, host: str = "127.0.0.1", port: int = 5000, ready: Callab
                           "for a free one") from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    if ready is not None:
-        ready(f"http://{shown}:{bound}")
-    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run(sockets=[sock])
+    url = f"http://{shown}:{bound}"
+    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=1, timeout_keep_alive=int(idle_seconds),
+                            http=_shedding_protocol(idle_seconds, connection_cap(max_connections)), backlog=128)
+
+    class Server(uvicorn.Server):  # type: ignore[misc]
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(_FloodLog(self))
+            await super().startup(sockets=sockets)
+            if self.started and ready is not None:
+                ready(url)
+
+    Server(config).run(sockets=[sock])
 
 
-__all__ = ["SimAndroidWorld", "create_app", "serve", "serve_app", "actuation", "apply", "families", "parse_family", "pixels_json",
+__all__ = ["SimAndroidWorld", "create_app", "serve", "serve_app", "limit_body", "MAX_BODY", "SEED_CACHE", "actuation", "apply", "families", "parse_family", "pixels_json",
            "DEFAULT_SEED", "DEFAULT_COMBINATIONS"]

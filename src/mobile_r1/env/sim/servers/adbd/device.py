@@ -6,11 +6,27 @@ the commands an adb client sends, as a phone's userland would:
     input tap X Y | swipe X1 Y1 X2 Y2 [MS] | draganddrop ... | text TEXT | keyevent K...
     screencap [-p] [FILE]            PNG with -p (else the raw RGBA framebuffer with its 16-byte header)
     uiautomator dump [FILE]          the screen's XML (default /sdcard/window_dump.xml)
-    cat, rm, ls, echo, grep, sleep, true, false, mkdir, touch, id, sh -c
-    wm size | density, getprop [KEY], settings get|put NS KEY [V], ime list|enable|disable|set
-    pm list packages [-3] [FILTER], pm path PKG, monkey -p PKG ... 1, am start -n PKG/ACT, am force-stop PKG
-    am broadcast -a ADB_INPUT_TEXT | ADB_INPUT_B64 --es msg M | ADB_INPUT_CODE --ei code N   (ADBKeyBoard)
-    dumpsys window | activity         mCurrentFocus / mResumedActivity lines
+    cat, rm, ls, echo, sleep, true, false, mkdir, touch, id, sh -c
+    grep, sed, awk, cut, head, tail, wc   toybox's text tools (`toybox.py`: the common subset, bounded)
+    wm size | density, getprop [KEY], settings get|put NS KEY [V], ime list|enable|disable|set|reset
+    pm list packages [-3] [FILTER], pm path PKG, monkey -p PKG ... 1, am force-stop PKG
+    am start -n PKG/ACT | -a android.intent.action.VIEW -d URL | -c android.intent.category.HOME
+    am broadcast -a ACTION [--es|--ei|--eia KEY VALUE]   ADBKeyBoard's set: ADB_INPUT_TEXT, ADB_INPUT_B64,
+                                      ADB_INPUT_CHARS, ADB_INPUT_CODE, ADB_EDITOR_CODE, ADB_CLEAR_TEXT,
+                                      IME_META_KEYS / ADB_INPUT_MCODE (Ctrl+A selects the field), ADB_ACTION_*
+    dumpsys window | activity [top|activities] | package PKG | display
+
+Every launch path (monkey, `am start -n`, VIEW intents, `pm`, `dumpsys`) goes through the apps' `package`
+attribute, so an app added to the simulator is found by its own package name. A VIEW intent opens the app that
+handles its URL: one whose optional `url_schemes` attribute names the scheme (`weixin`, or `http`/`https` for a
+browser), whose optional `url_hosts` names the host, or whose name or last package segment is the scheme (`notes:`)
+or a label of an http(s) host (`https://shop.example/...` -> Shop); with no such app the answer is Android's
+"unable to resolve Intent".
+
+Files live in memory, under /sdcard, /storage and /data/local/tmp, with a quota (`file_limit` bytes a file,
+`files_quota` bytes and `MAX_FILES` files in all): past it a write fails as a full disk does. Commands that touch
+nothing of the phone (the text tools, sleep) run without the device's lock, so a slow one never holds up another
+connection.
 
 Gestures map onto the simulator's actions one to one (a swipe that stays in place for `LONG_PRESS_MS` or longer is
 a long press; `input text` turns `%s` into spaces). A typed text followed by an Enter key in the same command line
@@ -45,13 +61,16 @@ import json
 import re
 import threading
 import time
+import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ActionError, DataError, EnvError, MobileR1Error
 from mobile_r1.env.protocol import EpisodeRef
-from mobile_r1.env.sim.servers.adbd.shell import Shell
+from mobile_r1.env.sim.servers.adbd.shell import MAX_LINE_OUTPUT, Shell
+from mobile_r1.env.sim.servers.adbd.toybox import TOOLS, Limits, run_tool
 from mobile_r1.env.sim.backend import SimBackend, SimTaskEnv
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import KEYBOARD_PKG, LAUNCHER_PKG, SYSTEM_PKG, Phone
@@ -69,6 +88,18 @@ KEYCODES = {"HOME": 3, "BACK": 4, "ENTER": 66, "DEL": 67, "MENU": 82, "APP_SWITC
             "WAKEUP": 224, "SLEEP": 223}
 CODE_NAMES = {code: name for name, code in KEYCODES.items()}
 FAULTS = ("empty-dump", "truncated-png", "black-screen", "empty-screen", "hang", "gone")
+FILE_LIMIT = 64 * 1024 * 1024  # bytes one file may hold
+FILES_QUOTA = 256 * 1024 * 1024  # bytes all files may hold
+MAX_FILES = 4096
+WRITABLE = ("/sdcard/", "/data/local/tmp/", "/storage/")
+VIEW = "android.intent.action.VIEW"
+KEYBOARD_ACTIONS = ("ADB_INPUT_TEXT", "ADB_INPUT_B64", "ADB_INPUT_CHARS", "ADB_INPUT_CODE", "ADB_INPUT_MCODE",
+                    "IME_META_KEYS", "ADB_EDITOR_CODE", "ADB_CLEAR_TEXT", "ADB_ACTION_SEARCH", "ADB_ACTION_GO",
+                    "ADB_ACTION_DONE", "ADB_ACTION_NEXT", "ADB_ACTION_SEND")
+META_CTRL = 0x1000 | 0x2000 | 0x4000  # KeyEvent.META_CTRL_ON | META_CTRL_LEFT_ON | META_CTRL_RIGHT_ON
+KEYCODE_A = 29
+MONKEY_ABORTED = 252  # monkey's exit status when nothing could be launched
+GENERIC_SEGMENTS = frozenset({"com", "org", "net", "cn", "io", "android", "app", "apps", "www", "m", "sim", "mobile"})
 
 
 @dataclass(slots=True)
@@ -87,11 +118,15 @@ class SimDevice:
     adbkeyboard   whether ADBKeyBoard is installed (it is not the current input method until `ime set`)
     capture_scale scale of `screencap` images (1.0: the full 1080x2400 screen, as a phone captures it)
     specs         a folder of task specs for `simctl start` (default: the packaged ones)
+    file_limit, files_quota   bytes one in-memory file, and all of them, may hold
+    max_output    bytes one command line may write
     """
 
     def __init__(self, seed: int = 0, serial: str = "mobile-r1-sim", adbkeyboard: bool = True,
-                 capture_scale: float = 1.0, specs: str | None = None) -> None:
+                 capture_scale: float = 1.0, specs: str | None = None, file_limit: int = FILE_LIMIT,
+                 files_quota: int = FILES_QUOTA, max_output: int = MAX_LINE_OUTPUT) -> None:
         self.serial = serial
+        self.file_limit, self.files_quota, self.max_output = file_limit, files_quota, max_output
         self.adbkeyboard = adbkeyboard
         self.capture_scale = capture_scale
         self.lock = threading.RLock()
@@ -103,6 +138,7 @@ class SimDevice:
         self.ime_enabled = [SIM_IME] + ([ADBKEYBOARD_IME] if adbkeyboard else [])
         self.ime_current = SIM_IME
         self.pending_type: str | None = None
+        self.selected_all = False  # Ctrl+A (ADBKeyBoard's meta keys) selected the focused field's text
         self.last_info: dict[str, Any] = {}
         self.faults: list[Fault] = []
         self.gone_until: float | None = None
@@ -128,6 +164,7 @@ class SimDevice:
         return self._act(action)
 
     def _act(self, action: Action) -> dict[str, Any]:
+        self.selected_all = False
         if self.episode is not None:
             if self.episode.done:
                 info: dict[str, Any] = {"error": "the episode has ended; simctl start another", "effects": []}
@@ -145,8 +182,26 @@ class SimDevice:
         return self.last_info
 
     def type_text(self, text: str) -> None:
-        """Typed text waits for the next command: an Enter right after it is folded into the same action."""
+        """Typed text waits for the next command: an Enter right after it is folded into the same action. Text
+        typed over a selection (Ctrl+A) replaces it."""
+        if self.selected_all and self.pending_type is None:
+            self.clear_field()
         self.pending_type = (self.pending_type or "") + text
+
+    def focused_text(self) -> str:
+        """What the focused text field holds ("" when none is focused)."""
+        frame = self.phone.top_frame()
+        if frame is None or frame.get("focus") is None:
+            return ""
+        return str(frame.get("fields", {}).get(frame["focus"], ""))
+
+    def clear_field(self) -> None:
+        """Empty the focused text field, one Delete per character (as ADBKeyBoard's deleteSurroundingText)."""
+        self.flush_type()
+        for _ in range(len(self.focused_text())):
+            if self._act(Action.key("del")).get("error"):
+                break
+        self.selected_all = False
 
     def flush_type(self, enter: bool = False) -> None:
         if self.pending_type is not None:
@@ -160,6 +215,36 @@ class SimDevice:
 
     def package_of(self, key: str | None) -> str:
         return self.phone.apps[key].package if key else LAUNCHER_PKG
+
+    def pid_of(self, package: str) -> int:
+        """A stable process id for a package (what `dumpsys activity top` shows)."""
+        return 1000 + zlib.crc32(package.encode()) % 30000
+
+    def view_handler(self, url: str) -> str | None:
+        """The key of the app that handles a VIEW intent for `url` (see the module docstring), or None."""
+        scheme, _, rest = url.partition(":")
+        scheme = scheme.lower()
+        host = rest.lstrip("/").split("/", 1)[0].split("?", 1)[0].split("@")[-1].split(":")[0].lower()
+        apps = self.phone.apps
+        for key, app in apps.items():
+            if scheme in tuple(getattr(app, "url_schemes", ())) and scheme not in ("http", "https"):
+                return key
+        if scheme in ("http", "https") and host:
+            for key, app in apps.items():
+                if any(host == h or host.endswith("." + h) for h in getattr(app, "url_hosts", ())):
+                    return key
+            labels = set(host.split(".")) - GENERIC_SEGMENTS
+            for key, app in apps.items():
+                if labels & (set(app.package.lower().split(".")) - GENERIC_SEGMENTS):
+                    return key
+            for key, app in apps.items():  # a browser
+                if scheme in tuple(getattr(app, "url_schemes", ())):
+                    return key
+            return None
+        for key, app in apps.items():
+            if scheme and scheme in (app.key.replace(" ", ""), app.package.rsplit(".", 1)[-1].lower()):
+                return key
+        return None
 
     def app_by_package(self, package: str) -> str | None:
         for key, app in self.phone.apps.items():
@@ -176,7 +261,21 @@ class SimDevice:
             return SYSTEM_PKG, ".recents.RecentsActivity"
         activity = phone.activity()
         screen = activity.split("/", 1)[1] if "/" in activity else activity
-        return self.package_of(phone.foreground), "." + (screen or "Main")
+        return self.package_of(phone.foreground), "." + (re.sub(r"\W", "_", screen) or "Main")
+
+    @contextmanager
+    def unlocked(self) -> Iterator[None]:
+        """Let go of the device's lock (held for the command line) while a command that touches nothing of the
+        phone runs: a text tool or a sleep never holds up another connection."""
+        try:
+            self.lock.release()
+        except RuntimeError:  # not held by this thread
+            yield
+            return
+        try:
+            yield
+        finally:
+            self.lock.acquire()
 
     # ----- faults -----------------------------------------------------------------------------------------------
     def _fault(self, kind: str) -> Fault | None:
@@ -233,11 +332,27 @@ class SimDevice:
         return self.files.get(path)
 
     def write_file(self, path: str, data: bytes, append: bool = False) -> str | None:
+        """Store a file; the reason when it cannot be (a path outside the writable folders, or over the quota)."""
         if path == "/dev/null":
             return None
-        if not path.startswith(("/sdcard/", "/data/local/tmp/", "/storage/")):
+        problem = self.can_store(path, len(data), append)
+        if problem:
+            return problem
+        self.files[path] = (self.files.get(path, b"") + data) if append else data
+        return None
+
+    def can_store(self, path: str, size: int, append: bool = False) -> str | None:
+        """Why `size` more bytes cannot be written to `path` (None when they can)."""
+        if not path.startswith(WRITABLE):
             return "Permission denied"
-        self.files[path] = (self.files.get(path, b"") if append else b"") + data
+        old = len(self.files.get(path, b""))
+        new = old + size if append else size
+        if new > self.file_limit:
+            return "File too large"
+        if path not in self.files and len(self.files) >= MAX_FILES:
+            return "No space left on device"
+        if sum(len(v) for v in self.files.values()) - old + new > self.files_quota:
+            return "No space left on device"
         return None
 
     # ----- captures ---------------------------------------------------------------------------------------------
@@ -279,15 +394,19 @@ class SimDevice:
 
     # ----- the shell ------------------------------------------------------------------------------------------------
     def shell(self) -> Shell:
-        return Shell(_Commands(self))
+        return Shell(_Commands(self), self.max_output)
 
     def run_line(self, line: str) -> bytes:
         """Run one command line (as `shell:LINE` or `exec:LINE`) and return its output."""
+        chunks, _ = self.run_chunks(line)
+        return b"".join(data for _, data in chunks)
+
+    def run_chunks(self, line: str, shell: Shell | None = None) -> tuple[list[tuple[int, bytes]], int]:
+        """Run one command line in `shell` (a new one by default): its (fd, bytes) output and exit status."""
         self.before_command()
         with self.lock:
             self.commands_run += 1
-            output, _ = self.shell().run_line(line)
-            return output
+            return (shell or self.shell()).run(line)
 
 
 def _png(image: Any) -> bytes:
@@ -309,6 +428,7 @@ class _Commands:
 
     def __init__(self, device: SimDevice) -> None:
         self.d = device
+        self.limits = Limits(output=device.max_output)
 
     def read_file(self, path: str) -> bytes | None:
         return self.d.read_file(path)
@@ -317,10 +437,17 @@ class _Commands:
         return self.d.write_file(path, data, append)
 
     def line_done(self) -> None:
+        self.limits.reset()
         self.d.line_done()
 
     def run(self, argv: list[str], stdin: bytes) -> tuple[bytes, bytes, int]:
         name = argv[0].rsplit("/", 1)[-1]
+        if name == "toybox" and len(argv) > 1:
+            argv, name = argv[1:], argv[1]
+        if name in TOOLS:
+            self.d.flush_type()
+            with self.d.unlocked():
+                return run_tool(name, argv[1:], stdin, self.d.read_file, self.limits)
         handler = getattr(self, "cmd_" + name.replace("-", "_"), None)
         if handler is None:
             self.d.flush_type()
@@ -332,8 +459,9 @@ class _Commands:
         except (DataError, ActionError, EnvError) as exc:
             return b"", f"{name}: {exc}\n".encode(), 1
         if isinstance(result, tuple):
-            return result
-        return (result.encode() if isinstance(result, str) else result), b"", 0
+            out, err, code = result
+            return _bytes(out), _bytes(err), code
+        return _bytes(result), b"", 0
 
     # ----- gestures and keys -------------------------------------------------------------------------------------
     def cmd_input(self, args: list[str], stdin: bytes) -> tuple[bytes, bytes, int] | str:
@@ -381,6 +509,9 @@ class _Commands:
             d.flush_type(enter=True)
             return
         d.flush_type()
+        if name in ("DEL", "FORWARD_DEL") and d.selected_all:
+            d.clear_field()
+            return
         if name == "HOME":
             d.act(Action.system_button("Home"))
         elif name == "BACK":
@@ -423,9 +554,11 @@ class _Commands:
             return stdin
         out = bytearray()
         for path in args:
-            data = self.d.read_file(path)
+            data = stdin if path == "-" else self.d.read_file(path)
             if data is None:
                 return bytes(out), f"cat: {path}: No such file or directory\n".encode(), 1
+            if len(out) + len(data) > self.limits.output:
+                return bytes(out), f"cat: output over the device's {self.limits.output} byte limit\n".encode(), 1
             out += data
         return bytes(out)
 
@@ -455,13 +588,18 @@ class _Commands:
     def cmd_mkdir(self, args: list[str], stdin: bytes) -> str:
         return ""
 
-    def cmd_touch(self, args: list[str], stdin: bytes) -> str:
+    def cmd_touch(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
         for path in (a for a in args if not a.startswith("-")):
-            self.d.files.setdefault(path, b"")
+            if path not in self.d.files:
+                problem = self.d.write_file(path, b"")
+                if problem:
+                    return b"", f"touch: {path}: {problem}\n".encode(), 1
         return ""
 
     def cmd_sleep(self, args: list[str], stdin: bytes) -> str:
-        time.sleep(min(_num(args[0]) if args else 0.0, 5.0))
+        seconds = _num(args[0]) if args else 0.0
+        with self.d.unlocked():
+            time.sleep(min(max(seconds, 0.0), 5.0) if seconds == seconds else 0.0)
         return ""
 
     def cmd_id(self, args: list[str], stdin: bytes) -> str:
@@ -475,23 +613,6 @@ class _Commands:
             output, status = self.d.shell().run_line(args[1])
             return output, b"", status
         return b"", b"sh: only 'sh -c COMMAND' is supported here\n", 1
-
-    def cmd_grep(self, args: list[str], stdin: bytes) -> tuple[bytes, bytes, int]:
-        flags = "".join(a[1:] for a in args if a.startswith("-") and len(a) > 1)
-        words = [a for a in args if not a.startswith("-") or len(a) == 1]
-        if not words:
-            return b"", b"usage: grep [-Eiov] PATTERN [FILE...]\n", 2
-        pattern, files = words[0], words[1:]
-        data = b"".join(self.d.read_file(f) or b"" for f in files) if files else stdin
-        try:
-            regex = re.compile(pattern if "E" in flags else _basic_regex(pattern), re.I if "i" in flags else 0)
-        except re.error:
-            return b"", f"grep: bad pattern {pattern!r}\n".encode(), 2
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        hits = [line for line in lines if bool(regex.search(line)) != ("v" in flags)]
-        if "o" in flags and "v" not in flags:
-            hits = [m.group(0) for line in hits for m in regex.finditer(line)]
-        return "".join(h + "\n" for h in hits).encode(), b"", 0 if hits else 1
 
     # ----- system services ---------------------------------------------------------------------------------------------
     def cmd_wm(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
@@ -531,6 +652,11 @@ class _Commands:
         if args[:1] == ["list"]:
             shown = self._installed_imes() if "-a" in args else d.ime_enabled
             return "".join(i + "\n" for i in shown) if "-s" in args else "".join(f"{i}:\n  mId={i}\n" for i in shown)
+        if args[:1] == ["reset"]:
+            disabled = [i for i in d.ime_enabled if i != SIM_IME]
+            d.ime_enabled, d.ime_current = [SIM_IME], SIM_IME
+            return ("Reset current and enabled IMEs for user #0\n" + f"  Selected: {SIM_IME}\n"
+                    + "".join(f"   Disabled: {i}\n" for i in disabled))
         if len(args) >= 2 and args[0] in ("enable", "disable", "set"):
             ime = args[1]
             if ime not in self._installed_imes():
@@ -549,12 +675,15 @@ class _Commands:
                 d.ime_enabled.append(ime)
             d.ime_current = ime
             return f"Input method {ime} selected for user #0\n"
-        return b"", b"usage: ime list [-a] [-s] | ime enable|disable|set ID\n", 1
+        return b"", b"usage: ime list [-a] [-s] | ime enable|disable|set ID | ime reset\n", 1
+
+    def _packages(self) -> list[str]:
+        d = self.d
+        return sorted({app.package for app in d.phone.apps.values()} | {LAUNCHER_PKG, SYSTEM_PKG, KEYBOARD_PKG}
+                      | ({ADBKEYBOARD_PACKAGE} if d.adbkeyboard else set()))
 
     def cmd_pm(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
-        d = self.d
-        packages = sorted({app.package for app in d.phone.apps.values()} | {LAUNCHER_PKG, SYSTEM_PKG, KEYBOARD_PKG}
-                          | ({ADBKEYBOARD_PACKAGE} if d.adbkeyboard else set()))
+        packages = self._packages()
         if args[:2] == ["list", "packages"]:
             rest = [a for a in args[2:] if not a.startswith("-")]
             if "-3" in args:
@@ -581,9 +710,10 @@ class _Commands:
             return b"", b"usage: monkey -p PACKAGE [-c CATEGORY] COUNT\n", 1
         package = args[args.index("-p") + 1]
         self.d._count_input()
+        echoed = "".join(f"  bash arg: {a}\n" for a in args)
         if not self._launch(package):
-            return "** No activities found to run, monkey aborted.\n", b"", 252
-        return f"  bash arg: -p\n  bash arg: {package}\nEvents injected: 1\n## Network stats: elapsed time=12ms\n"
+            return echoed, "** No activities found to run, monkey aborted.\n", MONKEY_ABORTED
+        return echoed + "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
 
     def cmd_am(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
         d = self.d
@@ -599,43 +729,89 @@ class _Commands:
             if component:
                 package = component.split("/", 1)[0]
                 if not self._launch(package):
-                    return (f"Starting: Intent {{ cmp={component} }}\nError type 3\nError: Activity class {{{component}}} "
-                            "does not exist.\n").encode(), b"", 1
+                    return (f"Starting: Intent {{ cmp={component} }}\n", f"Error type 3\nError: Activity class "
+                            f"{{{component}}} does not exist.\n", 1)
                 return f"Starting: Intent {{ cmp={component} }}\n"
             if "android.intent.category.HOME" in options.get("-c", ""):
                 d.act(Action.system_button("Home"))
                 return "Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.HOME] }\n"
-            return b"", b"Error: am start needs -n PACKAGE/ACTIVITY here\n", 1
+            if options.get("-d"):
+                return self._view(options.get("-a") or VIEW, options["-d"])
+            if options.get("-p"):
+                intent = f"Intent {{ act={options.get('-a') or 'android.intent.action.MAIN'} pkg={options['-p']} }}"
+                if self._launch(options["-p"]):
+                    return f"Starting: {intent}\n"
+                return f"Starting: {intent}\n", f"Error: Activity not started, unable to resolve {intent}\n", 1
+            return b"", b"Error: am start needs -n PACKAGE/ACTIVITY, -d URL or -c android.intent.category.HOME\n", 1
         if sub == "force-stop":
             return ""
         if sub == "broadcast":
             return self._broadcast(options)
         return b"", f"am: unknown command '{sub}'\n".encode(), 1
 
+    def _view(self, action: str, url: str) -> str | tuple[str, str, int]:
+        d = self.d
+        intent = f"Intent {{ act={action} dat={url} }}"
+        key = d.view_handler(url) if action == VIEW else None
+        if key is None:
+            return (f"Starting: {intent}\n", f"Error: Activity not started, unable to resolve Intent {{ act={action} "
+                    f"dat={url} flg=0x10000000 }}\n", 1)
+        d.act(Action.open(d.phone.apps[key].name))
+        return f"Starting: {intent}\n"
+
     def _broadcast(self, options: dict[str, str]) -> str:
         d = self.d
         action = options.get("-a", "")
         head = f"Broadcasting: Intent {{ act={action} flg=0x400000 (has extras) }}\n"
-        if not action.startswith("ADB_") or d.ime_current != ADBKEYBOARD_IME:
+        if action not in KEYBOARD_ACTIONS or d.ime_current != ADBKEYBOARD_IME:
             d.flush_type()
             return head + "Broadcast completed: result=0\n"
         d._count_input()
-        if action == "ADB_INPUT_TEXT":
-            d.type_text(options.get("msg", ""))
-        elif action == "ADB_INPUT_B64":
-            try:
-                d.type_text(base64.b64decode(options.get("msg", ""), validate=True).decode("utf-8"))
-            except (binascii.Error, UnicodeDecodeError):
-                return head + "Broadcast completed: result=0\n"
-        elif action in ("ADB_INPUT_CODE", "ADB_EDITOR_CODE"):
+        if action in ("ADB_INPUT_TEXT", "ADB_INPUT_B64", "ADB_INPUT_CHARS"):
+            text: str | None = options.get("msg")
+            if action == "ADB_INPUT_B64":
+                try:  # Android's decoder skips whitespace and refuses other stray characters (nothing is typed)
+                    text = base64.b64decode("".join((text or "").split()), validate=True).decode("utf-8", "replace")
+                except (binascii.Error, ValueError):
+                    text = None
+            elif action == "ADB_INPUT_CHARS":
+                try:
+                    text = "".join(chr(int(c)) for c in options.get("chars", "").split(",") if c.strip())
+                except (ValueError, OverflowError):
+                    text = None
+            if text:
+                d.type_text(text)
+            if action == "ADB_INPUT_TEXT" and options.get("mcode"):
+                self._meta_keys(options["mcode"])
+        elif action in ("IME_META_KEYS", "ADB_INPUT_MCODE"):
+            self._meta_keys(options.get("mcode", ""))
+        elif action == "ADB_INPUT_CODE":
             code = options.get("code", "")
-            if action == "ADB_EDITOR_CODE" or code == "66":
-                self._key("66")
-            elif code:
+            if code.lstrip("-").isdigit() and int(code) != -1:
                 self._key(code)
-        else:
-            d.flush_type()
+        elif action == "ADB_CLEAR_TEXT":
+            d.clear_field()
+        else:  # ADB_EDITOR_CODE and the ADB_ACTION_* shortcuts: the field's editor action (search, go, send, done)
+            self._key("66")
         return head + "Broadcast completed: result=-1\n"
+
+    def _meta_keys(self, mcode: str) -> None:
+        """ADBKeyBoard's meta keys: pairs META,KEYCODE (META may be A+B); Ctrl+A selects the field's text, other
+        keys are pressed as they are."""
+        parts = [p.strip() for p in mcode.split(",")]
+        for meta_text, code_text in zip(parts[0::2], parts[1::2]):
+            try:
+                meta = 0
+                for m in meta_text.replace("^", "").split("+"):
+                    meta |= int(m)
+                code = int(code_text)
+            except ValueError:
+                continue
+            if meta & META_CTRL and code == KEYCODE_A:
+                self.d.flush_type()
+                self.d.selected_all = True
+            else:
+                self._key(str(code))
 
     def cmd_dumpsys(self, args: list[str], stdin: bytes) -> str:
         package, activity = self.d.focus()
@@ -647,10 +823,24 @@ class _Commands:
             phone = self.d.phone
             return (f"DISPLAY MANAGER (dumpsys display)\n  DisplayDeviceInfo{{\"Built-in Screen\": uniqueId=\"local:0\", "
                     f"{phone.width} x {phone.height}, modeId 1, density 440, rotation 0, orientation=0}}\n")
+        if what == "activity" and args[1:2] == ["top"]:
+            return (f"TASK 10{self.d.pid_of(package) % 1000:03d}:{package} id=12 userId=0\n"
+                    f"  ACTIVITY {package}/{activity} 5a6b7c8 pid={self.d.pid_of(package)}\n")
         if what == "activity":
             return (f"ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord"
                     f"{{5a6b7c8 u0 {package}/{activity} t12}}\n")
+        if what == "package" and len(args) > 1:
+            return self._package_dump(args[1])
         return ""
+
+    def _package_dump(self, package: str) -> str:
+        if package not in self._packages():
+            return f"Unable to find package: {package}\n"
+        uid = 10000 + self.d.pid_of(package) % 10000
+        return (f"Packages:\n  Package [{package}] ({self.d.pid_of(package):x}):\n    userId={uid}\n"
+                f"    pkg=Package{{{self.d.pid_of(package):x} {package}}}\n    versionCode=1 minSdk=24 targetSdk=34\n"
+                "    versionName=1.0\n    pkgFlags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ]\n"
+                "    firstInstallTime=2024-01-01 00:00:00\n    lastUpdateTime=2024-01-01 00:00:00\n")
 
     # ----- the side channel ----------------------------------------------------------------------------------------------
     def cmd_simctl(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
@@ -748,7 +938,7 @@ def _intent_options(args: list[str]) -> dict[str, str]:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in ("--es", "--ei", "--ez", "--el", "--ef", "--esa") and i + 2 < len(args):
+        if a in ("--es", "--ei", "--ez", "--el", "--ef", "--eu", "--esa", "--eia", "--ela", "--efa") and i + 2 < len(args):
             out[args[i + 1]] = args[i + 2]
             i += 3
         elif a.startswith("-") and i + 1 < len(args) and a not in ("-W", "-S", "--user"):
@@ -756,28 +946,18 @@ def _intent_options(args: list[str]) -> dict[str, str]:
             i += 2
         elif a == "--user":
             i += 2
-        else:
+        else:  # a positional intent: a component PACKAGE/CLASS or a URI
+            if "/" in a and "://" not in a and ":" not in a.split("/", 1)[0]:
+                out.setdefault("-n", a)
+            elif ":" in a:
+                out.setdefault("-d", a)
             i += 1
     return out
 
 
-def _basic_regex(pattern: str) -> str:
-    """grep's basic regular expression in Python's syntax (`\\|` is alternation; `|`, `+`, `?` are literal)."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            n = pattern[i + 1]
-            out.append(n if n in "|(){}+?" else "\\" + n)
-            i += 2
-        elif c in "|(){}+?":
-            out.append("\\" + c)
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+def _bytes(value: str | bytes) -> bytes:
+    return value.encode() if isinstance(value, str) else value
 
 
 __all__ = ["SimDevice", "SIMCTL_VERSION", "ADBKEYBOARD_IME", "ADBKEYBOARD_PACKAGE", "DUMP_PATH", "LONG_PRESS_MS",
-           "DEFAULT_LONG_PRESS_MS", "FAULTS"]
+           "DEFAULT_LONG_PRESS_MS", "FAULTS", "FILE_LIMIT", "FILES_QUOTA", "MAX_FILES"]

@@ -6,20 +6,30 @@
 
 One listener thread accepts connections; each connection is a transport with a reader thread. The transport
 answers the host's CNXN with the device's banner (`device::ro.product.name=...;ro.product.model=...;
-ro.product.device=...;features=`; no features, so hosts use the classic `shell:` service), then serves streams:
-OPEN(local, 0, "service") is answered with OKAY (or CLSE when the service is unknown) and the service runs in a
-thread of its own; every WRTE it sends waits for the host's OKAY (the protocol's flow control), payloads are cut
-to the negotiated maximum, and CLSE ends the stream. Services:
+ro.product.device=...;features=shell_v2`), then serves streams: OPEN(local, 0, "service") is answered with OKAY
+(or CLSE when the service is unknown) and the service runs in a thread of its own; every WRTE it sends waits for
+the host's OKAY, and the device answers a host's WRTE with OKAY only once the service has taken it (the protocol's
+flow control, both ways), payloads are cut to the negotiated maximum, and CLSE ends the stream. Services:
 
     shell:COMMAND, exec:COMMAND   run a command line; its output is written raw (binary-safe: `screencap -p`)
-    shell:                        an interactive shell (line by line)
+    shell,v2,raw:COMMAND          the same in the shell_v2 protocol: stdout and stderr apart, then the exit status
+                                  (`adb shell false` exits 1); packets of 1 id byte, 4 length bytes, data
+    shell:, shell,v2,pty:         an interactive shell (line by line; with v2, stdin arrives in packets)
     sync:                         STAT, LIST, RECV, SEND and QUIT (`adb pull` / `adb push`, adbutils' sync)
+
+Bounds: a connection that has not said CNXN within `HANDSHAKE_SECONDS` is closed; past `max_connections` (and
+whenever the process runs out of file descriptors or threads) the least recently active connection is shed, those
+that never said CNXN first, and the server keeps accepting; a transport has at most `MAX_STREAMS` streams; an
+interactive line is at most `MAX_LINE` bytes (a longer one is refused, in time linear in its length); `adb push`
+streams into the device's file quota and is refused past it.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import re
+import resource
 import socket
 import struct
 import threading
@@ -33,6 +43,38 @@ from mobile_r1.env.sim.servers.adbd.wire import (A_CLSE, A_CNXN, A_OKAY, A_OPEN,
 log = logging.getLogger(__name__)
 WRITE_TIMEOUT = 60.0  # seconds a stream waits for the host's OKAY before giving up
 SYNC_CHUNK = 64 * 1024
+FEATURES = "shell_v2"
+HANDSHAKE_SECONDS = 10.0  # a connection must say CNXN within this
+MAX_CONNECTIONS = 256  # at most; fewer when the process may open fewer files (see `connection_cap`)
+MAX_STREAMS = 64  # open streams per connection
+MAX_LINE = 1024 * 1024  # bytes of one interactive line
+# shell_v2 packet ids (AOSP adb's shell_protocol.h)
+ID_STDIN, ID_STDOUT, ID_STDERR, ID_EXIT, ID_CLOSE_STDIN, ID_WINDOW_SIZE = 0, 1, 2, 3, 4, 5
+V2_CHUNK = 64 * 1024
+NEWLINE = re.compile(rb"[\r\n]")
+
+
+def connection_cap(wanted: int = MAX_CONNECTIONS) -> int:
+    """`wanted`, or fewer so that connections leave a margin of the process's file descriptors."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(4, min(wanted, (soft - 64) // 2))
+
+
+class _Once:
+    """Logs a kind of trouble once, then only counts it (a flood must not fill the log)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def warn(self, kind: str, message: str, *args: object) -> None:
+        with self.lock:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            first = self.counts[kind] == 1
+        if first:
+            log.warning(message + " (logged once; later ones are only counted)", *args)
 
 
 class StreamClosed(Exception):
@@ -49,6 +91,7 @@ class Stream:
         self.ready.set()  # "an OPEN message also implies a READY message"
         self.inbox: queue.Queue[bytes | None] = queue.Queue()
         self.closed = False
+        self.accepts_input = False  # a service that reads (interactive shell, sync) says so; else input is dropped
         self._buffer = bytearray()
 
     def write(self, data: bytes) -> None:
@@ -65,13 +108,19 @@ class Stream:
             self.transport.send(Message(A_WRTE, self.local_id, self.remote_id, bytes(view[start:start + limit])))
 
     def read(self, timeout: float | None = None) -> bytes | None:
-        """The next bytes the host wrote (None once the stream is closed)."""
+        """The next bytes the host wrote (None once the stream is closed); taking them lets the host send more."""
         if self.closed and self.inbox.empty():
             return None
         try:
-            return self.inbox.get(timeout=timeout)
+            data = self.inbox.get(timeout=timeout)
         except queue.Empty:
             return b""
+        if data is not None and not self.closed:
+            try:
+                self.transport.send(Message(A_OKAY, self.local_id, self.remote_id))
+            except StreamClosed:
+                pass
+        return data
 
     def read_exact(self, n: int) -> bytes:
         while len(self._buffer) < n:
@@ -113,6 +162,8 @@ class Transport:
         self.next_id = 1
         self.send_lock = threading.Lock()
         self.lock = threading.Lock()
+        self.opened = time.monotonic()
+        self.last_active = self.opened
 
     def send(self, message: Message) -> None:
         data = message.pack()
@@ -145,13 +196,17 @@ class Transport:
     def banner(self) -> bytes:
         p = self.device.props
         return (f"device::ro.product.name={p['ro.product.name']};ro.product.model={p['ro.product.model']};"
-                f"ro.product.device={p['ro.product.device']};features=").encode()
+                f"ro.product.device={p['ro.product.device']};features={FEATURES}").encode()
 
     def serve(self) -> None:
         try:
+            self.sock.settimeout(HANDSHAKE_SECONDS)
             while not self.closed:
                 verify = self.connected and self.version < VERSION_SKIP_CHECKSUM
                 message = read_message(self.sock, MAX_PAYLOAD, verify=verify)
+                self.last_active = time.monotonic()
+                if not self.connected and message.command == A_CNXN:
+                    self.sock.settimeout(None)
                 self.handle(message)
         except (ConnectionError, OSError, StreamClosed):
             pass
@@ -180,8 +235,10 @@ class Transport:
         elif message.command == A_WRTE:
             stream = self.streams.get(message.arg1)
             if stream is not None:
-                stream.inbox.put(message.data)
-                self.send(Message(A_OKAY, stream.local_id, stream.remote_id))
+                if stream.accepts_input and not stream.closed:
+                    stream.inbox.put(message.data)  # OKAYed when the service takes it
+                else:
+                    self.send(Message(A_OKAY, stream.local_id, stream.remote_id))
         elif message.command == A_CLSE:
             with self.lock:
                 stream = self.streams.pop(message.arg1, None)
@@ -192,7 +249,9 @@ class Transport:
 
     def open(self, remote_id: int, destination: str) -> None:
         service = self.server.service(destination)
-        if service is None or remote_id == 0:
+        if service is None or remote_id == 0 or len(self.streams) >= MAX_STREAMS:
+            if service is not None and remote_id:
+                self.server.once.warn("streams", "refusing a stream: a connection has %d open", MAX_STREAMS)
             self.send(Message(A_CLSE, 0, remote_id))
             return
         with self.lock:
@@ -200,8 +259,14 @@ class Transport:
             self.next_id += 1
             stream = Stream(self, local_id, remote_id)
             self.streams[local_id] = stream
+        stream.accepts_input = destination.startswith("sync:") or _is_interactive(destination)
         self.send(Message(A_OKAY, local_id, remote_id))
-        threading.Thread(target=self._run, args=(service, stream), name=f"adbd-{destination[:24]}", daemon=True).start()
+        try:
+            threading.Thread(target=self._run, args=(service, stream), name=f"adbd-{destination[:24]}",
+                             daemon=True).start()
+        except RuntimeError:  # no thread can be started now: the stream ends, the device goes on
+            self.server.once.warn("thread", "cannot start a thread for an adb stream; refusing it")
+            stream.close()
 
     def _run(self, service: Callable[[Stream], None], stream: Stream) -> None:
         try:
@@ -218,45 +283,92 @@ class Transport:
 
 
 class AdbdServer:
-    """The simulated device's adbd on `host:port` (port 0: a free one, readable as `.port` after `start`)."""
+    """The simulated device's adbd on `host:port` (port 0: a free one, readable as `.port` after `start`).
+    `max_connections`: connections kept at once (the least recently active is shed past it)."""
 
-    def __init__(self, device: SimDevice | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, device: SimDevice | None = None, host: str = "127.0.0.1", port: int = 0,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
         self.device = device or SimDevice()
         self.device.on_gone = self.drop_all
         self.host = host
-        self._listener = socket.create_server((host, port), reuse_port=False)
+        self._listener = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
+                                              reuse_port=False, backlog=128)
         self.port = self._listener.getsockname()[1]
+        self.max_connections = connection_cap(max_connections)
         self.transports: set[Transport] = set()
+        self.once = _Once()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
+        self._accepting = threading.Event()
 
     @property
     def serial(self) -> str:
-        return f"{self.host}:{self.port}"
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     def start(self) -> AdbdServer:
+        """Start accepting; returns once the accept loop runs."""
         self._thread = threading.Thread(target=self.serve_forever, name=f"adbd-{self.port}", daemon=True)
         self._thread.start()
+        self._accepting.wait(10)
         return self
 
     def serve_forever(self) -> None:
         self._listener.settimeout(0.2)
+        self._accepting.set()
         while not self._stopped.is_set():
             try:
                 sock, _ = self._listener.accept()
             except socket.timeout:
+                self._shed_stale()
                 continue
-            except OSError:
-                break
+            except OSError as exc:
+                if self._stopped.is_set():
+                    break
+                # out of file descriptors (EMFILE, ENFILE) or buffers: shed a connection and go on accepting
+                self.once.warn("accept", "adbd cannot accept a connection (%s); shedding idle connections", exc)
+                if not self._shed(1):
+                    time.sleep(0.05)
+                continue
             if self.device.is_gone():
                 sock.close()
                 continue
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                over = len(self.transports) + 1 - self.max_connections
+            if over > 0:
+                self.once.warn("cap", "adbd holds %d connections; shedding the least recently active",
+                               self.max_connections)
+                self._shed(over)
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                sock.close()
+                continue
             transport = Transport(self, sock)
             with self._lock:
                 self.transports.add(transport)
-            threading.Thread(target=transport.serve, name="adbd-transport", daemon=True).start()
+            try:
+                threading.Thread(target=transport.serve, name="adbd-transport", daemon=True).start()
+            except RuntimeError:  # no thread can be started now: drop this connection, shed one, go on
+                self.once.warn("thread", "adbd cannot start a thread for a connection; shedding idle connections")
+                transport.shutdown()
+                self._shed(1)
+
+    def _shed(self, n: int) -> int:
+        """Close the `n` least recently active connections (those that never said CNXN first); how many."""
+        with self._lock:
+            victims = sorted(self.transports, key=lambda t: (t.connected, t.last_active))[:n]
+        for transport in victims:
+            transport.shutdown()
+        return len(victims)
+
+    def _shed_stale(self) -> None:
+        """Close connections that never said CNXN in time (their reader also times out; this catches the rest)."""
+        now = time.monotonic()
+        with self._lock:
+            stale = [t for t in self.transports if not t.connected and now - t.opened > HANDSHAKE_SECONDS]
+        for transport in stale:
+            transport.shutdown()
 
     def forget(self, transport: Transport) -> None:
         with self._lock:
@@ -287,12 +399,18 @@ class AdbdServer:
 
     # ----- services --------------------------------------------------------------------------------------------
     def service(self, destination: str) -> Callable[[Stream], None] | None:
-        if destination.startswith(("shell:", "exec:")):
-            command = destination.split(":", 1)[1]
+        name, options, command = _parse_service(destination)
+        if name in ("shell", "exec"):
+            v2 = name == "shell" and "v2" in options
             if not command.strip():
-                return self._interactive if destination.startswith("shell:") else None
+                if name == "exec":
+                    return None
+                pty = "raw" not in options
+                return lambda stream: self._interactive(stream, v2, pty)
+            if v2:
+                return lambda stream: self._command_v2(stream, command)
             return lambda stream: self._command(stream, command)
-        if destination.startswith("sync:"):
+        if name == "sync":
             return self._sync
         return None
 
@@ -303,28 +421,70 @@ class AdbdServer:
         if output:
             stream.write(output)
 
-    def _interactive(self, stream: Stream) -> None:
+    def _command_v2(self, stream: Stream, command: str) -> None:
+        chunks, status = self.device.run_chunks(command)
+        if self.device.is_gone():
+            raise StreamClosed()
+        for fd, data in chunks:
+            _write_packets(stream, ID_STDOUT if fd == 1 else ID_STDERR, data)
+        stream.write(_packet(ID_EXIT, bytes([status & 0xFF])))
+
+    def _interactive(self, stream: Stream, v2: bool = False, pty: bool = True) -> None:
+        """Line by line; a line longer than MAX_LINE is refused (each byte is looked at once)."""
         shell = self.device.shell()
-        prompt = f"{self.device.props['ro.product.device']}:/ $ ".encode()
-        stream.write(prompt)
+        prompt = f"{self.device.props['ro.product.device']}:/ $ ".encode() if pty else b""
+
+        def out(fd: int, data: bytes) -> None:
+            if data:
+                if v2:
+                    _write_packets(stream, ID_STDOUT if fd == 1 or pty else ID_STDERR, data)
+                else:
+                    stream.write(data)
+
+        out(1, prompt)
         pending = bytearray()
+        too_long = False
+        packets = _PacketReader() if v2 else None
         while True:
             chunk = stream.read(timeout=1.0)
             if chunk is None:
-                return
-            pending += chunk
-            while b"\n" in pending or b"\r" in pending:
-                cut = min(i for i in (pending.find(b"\n"), pending.find(b"\r")) if i >= 0)
-                line = pending[:cut].decode("utf-8", errors="replace").strip()
-                del pending[:cut + 1]
+                break
+            data, ended = packets.feed(chunk) if packets is not None else (chunk, False)
+            start = 0
+            while True:
+                match = NEWLINE.search(data, start)
+                end = match.start() if match else len(data)
+                if not too_long:
+                    if len(pending) + end - start > MAX_LINE:
+                        too_long = True
+                        pending.clear()
+                    else:
+                        pending += data[start:end]
+                if match is None:
+                    break
+                start = match.end()
+                if too_long:
+                    out(2, f"/system/bin/sh: line over {MAX_LINE} bytes; not run\n".encode())
+                    too_long = False
+                    out(1, prompt)
+                    continue
+                line = pending.decode("utf-8", errors="replace").strip()
+                pending.clear()
                 if line in ("exit", "logout"):
+                    self._exit_v2(stream, shell.status, v2)
                     return
                 if line:
-                    self.device.before_command()
-                    with self.device.lock:
-                        output, _ = shell.run_line(line)
-                    stream.write(output)
-                stream.write(prompt)
+                    for fd, text in self.device.run_chunks(line, shell)[0]:
+                        out(fd, text)
+                out(1, prompt)
+            if ended:
+                break
+        self._exit_v2(stream, shell.status, v2)
+
+    @staticmethod
+    def _exit_v2(stream: Stream, status: int, v2: bool) -> None:
+        if v2 and not stream.closed:
+            stream.write(_packet(ID_EXIT, bytes([status & 0xFF])))
 
     def _sync(self, stream: Stream) -> None:
         device = self.device
@@ -367,22 +527,85 @@ class AdbdServer:
                 stream.write(b"DONE" + bytes(4))
             elif request == b"SEND":
                 target = path.rsplit(",", 1)[0]
-                received = bytearray()
+                parts: list[bytes] = []
+                size = 0
                 while True:
                     part = stream.read_exact(8)
-                    kind, size = part[:4], struct.unpack("<I", part[4:])[0]
+                    kind, length = part[:4], struct.unpack("<I", part[4:])[0]
                     if kind == b"DATA":
-                        received += stream.read_exact(size)
+                        if length > MAX_PAYLOAD:
+                            stream.write(_sync_fail(f"a {length}-byte DATA block is too large"))
+                            return
+                        problem = device.can_store(target, size + length)
+                        if problem:  # refused before it is held: the host sees the failure and stops sending
+                            stream.write(_sync_fail(f"couldn't create file: {problem}"))
+                            return
+                        parts.append(stream.read_exact(length))
+                        size += length
                     elif kind == b"DONE":
                         break
                     else:
                         stream.write(_sync_fail(f"unexpected {kind!r} while receiving a file"))
                         return
-                problem = device.write_file(target, bytes(received))
+                with device.lock:
+                    problem = device.write_file(target, b"".join(parts))
+                parts.clear()
                 stream.write(_sync_fail(f"couldn't create file: {problem}") if problem else b"OKAY" + bytes(4))
             else:
                 stream.write(_sync_fail(f"unknown sync request {request!r}"))
                 return
+
+
+def _parse_service(destination: str) -> tuple[str, list[str], str]:
+    """("shell", ["v2", "raw"], "ls") for "shell,v2,raw:ls"."""
+    head, _, command = destination.partition(":")
+    name, *options = head.split(",")
+    return name, options, command
+
+
+def _is_interactive(destination: str) -> bool:
+    name, _, command = _parse_service(destination)
+    return name == "shell" and not command.strip()
+
+
+def _packet(kind: int, data: bytes) -> bytes:
+    return struct.pack("<BI", kind, len(data)) + data
+
+
+def _write_packets(stream: Stream, kind: int, data: bytes) -> None:
+    view = memoryview(data)
+    for start in range(0, len(view), V2_CHUNK):
+        stream.write(_packet(kind, bytes(view[start:start + V2_CHUNK])))
+
+
+class _PacketReader:
+    """The host's shell_v2 packets: the stdin bytes they carry, and whether stdin was closed."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.kind = -1
+        self.left = 0  # bytes of the current packet still to come (kind -1: a header is next)
+
+    def feed(self, chunk: bytes) -> tuple[bytes, bool]:
+        self.buffer += chunk
+        data = bytearray()
+        ended = False
+        while True:
+            if self.kind < 0:
+                if len(self.buffer) < 5:
+                    break
+                self.kind, self.left = struct.unpack("<BI", bytes(self.buffer[:5]))
+                del self.buffer[:5]
+            take = bytes(self.buffer[:self.left])
+            del self.buffer[:len(take)]
+            self.left -= len(take)
+            if self.kind == ID_STDIN:
+                data += take
+            if self.left:
+                break
+            ended = ended or self.kind == ID_CLOSE_STDIN
+            self.kind = -1
+        return bytes(data), ended
 
 
 def _sync_fail(message: str) -> bytes:

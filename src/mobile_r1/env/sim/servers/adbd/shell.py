@@ -1,8 +1,8 @@
 """A small POSIX-style shell for the simulated device: the command lines adb clients send to `shell:` and `exec:`.
 
 It parses what tools send to a phone's `/system/bin/sh -c`: words with single and double quotes and backslashes,
-`$?`, the lists `;`, `&&`, `||` (and `&`, run in the foreground here), pipes `|`, and the redirections `> FILE`,
-`>> FILE`, `2> FILE`, `2>&1`, `< FILE`. Commands themselves are the device's (`Commands.run(argv, stdin)`); standard
+`$?`, the lists `;`, `&&`, `||` (and `&`, run in the foreground here), pipes `|`, the redirections `> FILE`,
+`>> FILE`, `2> FILE`, `2>&1`, `>&2`, `&> FILE`, `< FILE` (`1>` is `>`), and the builtin `exit [N]`. Commands themselves are the device's (`Commands.run(argv, stdin)`); standard
 error is merged into the output, as adbd's raw shell does. Written by hand: the standard library's `shlex` does not
 keep `2>` apart from a word `2`, and the device needs no more than this.
 """
@@ -105,11 +105,16 @@ def tokenize(line: str) -> list[Token]:
             word.append(STATUS)
             in_word = True
             i += 2
-        elif c == ">" or (c == "2" and not in_word and line[i + 1:i + 2] == ">") or (c == "&" and line[i + 1:i + 2] == ">"):
+        elif c == ">" or (c in "12" and not in_word and line[i + 1:i + 2] == ">") or (c == "&" and line[i + 1:i + 2] == ">"):
             end_word()
+            if line.startswith("1>", i):
+                i += 1
             if line.startswith("2>&1", i):
                 tokens.append(Token("op", "2>&1"))
                 i += 4
+            elif line.startswith(">&2", i):
+                tokens.append(Token("op", ">&2"))
+                i += 3
             elif line.startswith("&>", i):
                 tokens.append(Token("op", "&>"))
                 i += 2
@@ -176,6 +181,8 @@ def parse(line: str) -> list[tuple[Pipeline, str]]:
             i += 1
         elif t.text == "2>&1":
             current.stderr = "&1"
+        elif t.text == ">&2":
+            current.stdout = ("&2", False)
         elif t.text == "|":
             finish_simple()
         else:  # ; & && ||
@@ -192,26 +199,44 @@ def parse(line: str) -> list[tuple[Pipeline, str]]:
     return out
 
 
-class Shell:
-    """Runs command lines against `commands`; keeps `$?` between them."""
+MAX_LINE_OUTPUT = 64 * 1024 * 1024  # bytes one command line may write (beyond it the line stops, status 1)
 
-    def __init__(self, commands: Commands) -> None:
+
+class Shell:
+    """Runs command lines against `commands`; keeps `$?` between them. `run_line` merges standard output and error
+    (adbd's raw shell); `run` keeps them apart, in order, for the shell_v2 protocol."""
+
+    def __init__(self, commands: Commands, max_output: int = MAX_LINE_OUTPUT) -> None:
         self.commands = commands
         self.status = 0
+        self.max_output = max_output
 
     def run_line(self, line: str) -> tuple[bytes, int]:
         """The merged output and the exit status of a whole command line."""
+        chunks, status = self.run(line)
+        return b"".join(data for _, data in chunks), status
+
+    def run(self, line: str) -> tuple[list[tuple[int, bytes]], int]:
+        """The output of a whole command line as (1 for stdout | 2 for stderr, bytes) chunks, and its exit status."""
         try:
             program = parse(line)
         except DataError as exc:
             self.status = 2
-            return f"/system/bin/sh: {exc}\n".encode(), 2
-        output = bytearray()
+            return [(2, f"/system/bin/sh: {exc}\n".encode())], 2
+        output = _Output(self.max_output)
         skip_next = False
         try:
             for pipeline, op in program:
                 if not skip_next:
-                    output += self._pipeline(pipeline)
+                    if pipeline.commands[0].argv[:1] == ["exit"]:
+                        self._exit(pipeline.commands[0].argv[1:], output)
+                        break
+                    self._pipeline(pipeline, output)
+                    if output.full:
+                        output.add(2, b"/system/bin/sh: output over the device's limit; the rest of the line is "
+                                      b"not run\n", force=True)
+                        self.status = 1
+                        break
                 if op == "&&":
                     skip_next = self.status != 0
                 elif op == "||":
@@ -220,11 +245,18 @@ class Shell:
                     skip_next = False
         finally:
             self.commands.line_done()
-        return bytes(output), self.status
+        return output.chunks, self.status
 
-    def _pipeline(self, pipeline: Pipeline) -> bytes:
+    def _exit(self, args: list[str], output: _Output) -> None:
+        text = args[0].replace(STATUS, str(self.status)) if args else str(self.status)
+        try:
+            self.status = int(text) & 0xFF
+        except ValueError:
+            output.add(2, f"/system/bin/sh: exit: {text}: bad number\n".encode())
+            self.status = 2
+
+    def _pipeline(self, pipeline: Pipeline, shown: _Output) -> None:
         data = b""
-        shown = bytearray()
         last = len(pipeline.commands) - 1
         for index, simple in enumerate(pipeline.commands):
             argv = [a.replace(STATUS, str(self.status)) for a in simple.argv]
@@ -232,9 +264,9 @@ class Shell:
             if simple.stdin is not None:
                 content = self.commands.read_file(simple.stdin)
                 if content is None:
-                    shown += f"/system/bin/sh: can't open '{simple.stdin}': No such file or directory\n".encode()
+                    shown.add(2, f"/system/bin/sh: can't open '{simple.stdin}': No such file or directory\n".encode())
                     self.status = 1
-                    return bytes(shown)
+                    return
                 stdin = content
             if argv:
                 out, err, code = self.commands.run(argv, stdin)
@@ -246,18 +278,40 @@ class Shell:
                 if simple.stderr != "/dev/null":
                     self.commands.write_file(simple.stderr, err)
                 err = b""
-            if simple.stdout is not None:
+            if simple.stdout is not None and simple.stdout[0] == "&2":
+                err, out = err + out, b""
+            elif simple.stdout is not None:
                 path, append = simple.stdout
                 problem = self.commands.write_file(path, out, append)
                 if problem:
                     err += f"/system/bin/sh: can't create {path}: {problem}\n".encode()
                 out = b""
-            shown += err
+            shown.add(2, err)
             self.status = code
             if index == last:
-                shown += out
+                shown.add(1, out)
             data = out
-        return bytes(shown)
+            if shown.full:
+                return
 
 
-__all__ = ["Shell", "Commands", "tokenize", "parse"]
+class _Output:
+    """A command line's output chunks, up to `limit` bytes in all."""
+
+    def __init__(self, limit: int) -> None:
+        self.chunks: list[tuple[int, bytes]] = []
+        self.size = 0
+        self.limit = limit
+        self.full = False
+
+    def add(self, fd: int, data: bytes, force: bool = False) -> None:
+        if not data:
+            return
+        if not force and self.size + len(data) > self.limit:
+            self.full = True
+            return
+        self.size += len(data)
+        self.chunks.append((fd, data))
+
+
+__all__ = ["Shell", "Commands", "tokenize", "parse", "MAX_LINE_OUTPUT"]
