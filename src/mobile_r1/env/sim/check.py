@@ -4,6 +4,7 @@ The judge is audited too: an episode whose goal holds at the start, that the jud
 or that a random walk completes (`RANDOM_WALKS` seeded walks of the task's step budget: taps on elements or anywhere,
 swipes, typing, Back and Home, opening the task's apps, questions to the user, stopping) passes by default, and is
 reported as a problem.
+"""
 
 from __future__ import annotations
 
