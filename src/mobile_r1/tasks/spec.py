@@ -154,6 +154,9 @@ class Inquiry(_Model):
               early), and the expert asks there once it has reached `after` milestones. Without a screen the
               question is necessary from the first step.
     text      the user's reply (template); a sensible default per reply kind when empty (`text_zh`: in Chinese)
+    reached   for the judge only: a screen (or `app/` prefix) the agent must have reached before the question counts —
+              a declined payment is asked about at checkout, not before anything was chosen (a question before it is
+              early; for a `decline` the task then fails, as stopping before the decision decides nothing)
     """
 
     reply: Literal["confirm", "decline", "clarify", "login", "supply"]
@@ -169,6 +172,7 @@ class Inquiry(_Model):
     value: str | None = None
     question: str = ""
     question_zh: str = ""
+    reached: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Inquiry:

@@ -63,7 +63,10 @@ def judge(episode: TaskEpisode, phone: Phone, ref_steps: int | None = None) -> J
         needed_at.append(need)
         ask = calls[i] if i < len(calls) else None
         timing.append("missed" if ask is None else "late" if status == "late"
-                      else "early" if inq.screen and (need is None or ask < need) else "timely")
+                      else "early" if (inq.screen or inq.reached) and (need is None or ask < need) else "timely")
+        if inq.reached and inq.reply == "decline" and timing[-1] == "early":
+            outcomes[-1] = "early"
+            reasons.append(f"asked at step {ask}, before reaching {fill(inq.reached, params)}")
         if inq.effect:
             guarded_kinds.add(inq.effect)
         if bad:
@@ -129,11 +132,12 @@ def judge(episode: TaskEpisode, phone: Phone, ref_steps: int | None = None) -> J
 
 
 def _needed_step(inq: Inquiry, log: list[dict[str, Any]], start: str, params: dict[str, Any]) -> int | None:
-    """The step from which the question was necessary: the first (1), or with a `screen`, the step after the phone
-    first showed that screen (1 when the episode started on it; None when it never showed)."""
-    if not inq.screen:
+    """The step from which the question was necessary: the first (1), or with a `screen` (or `reached`), the step
+    after the phone first showed that screen (1 when the episode started on it; None when it never showed)."""
+    trigger = inq.screen or inq.reached
+    if not trigger:
         return 1
-    screen = str(fill(inq.screen, params))
+    screen = str(fill(trigger, params))
     if on_screen(start, screen):
         return 1
     for entry in log:
