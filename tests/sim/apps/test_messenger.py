@@ -11,6 +11,7 @@ import pytest
 
 from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
+from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.messenger import VISIBILITY, days_ago, visibility_key
@@ -280,6 +281,19 @@ def test_setup_hooks_are_idempotent() -> None:
     assert sum(c["name"] == "阿润" for c in state["contacts"]) == 1
     assert sum(1 for c in state["chats"] if c["kind"] == "group" and c["target"] == group) == 1
 
+
+def test_monkey_over_adbd_launches_the_app_by_its_real_package() -> None:
+    from adb_shell.adb_device import AdbDeviceTcp
+
+    with AdbdServer(SimDevice(seed=1, capture_scale=0.2)) as server:
+        device = AdbDeviceTcp(server.host, server.port, default_transport_timeout_s=10.0)
+        assert device.connect(rsa_keys=None, auth_timeout_s=1.0)
+        try:
+            for package in ("com.tencent.mm", "com.tencent.mobileqq"):
+                device.shell(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+                assert f"{package}/." in device.shell("dumpsys window | grep mCurrentFocus")
+        finally:
+            device.close()
 
 # ----- every screen in Chinese ----------------------------------------------------------------------------------------
 LATIN = re.compile(r"[A-Za-z]{2,}")

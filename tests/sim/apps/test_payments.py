@@ -11,6 +11,7 @@ import pytest
 
 from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
+from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.payments import DEFAULT_HOME, SERVICES, results
@@ -136,7 +137,8 @@ def test_adding_stocks_to_the_home_page_asks_for_an_authorisation_first() -> Non
     T.tap_id(env, "allow")
     assert s["home_apps"][-1] == "stocks" and env.phone.activity() == "alipay/all_services"
     [_, granted] = _effects(env, "permission")
-    assert granted.detail == {"app": "Stocks", "id": "svc_stocks", "scope": "identity", "granted": True}
+    assert granted.detail == {"permission": "identity", "app": "Stocks", "id": "svc_stocks", "scope": "identity",
+                              "granted": True}
     T.back(env)
     assert T.find(env, id="home_stocks")
 
@@ -183,6 +185,19 @@ def test_logged_out_alipay_opens_on_its_login_wall() -> None:
     T.tap_id(env, "login")
     assert env.phone.activity() == "alipay/home" and [e.kind for e in env.phone.state.effects] == ["login"]
 
+
+def test_monkey_over_adbd_launches_the_app_by_its_real_package() -> None:
+    from adb_shell.adb_device import AdbDeviceTcp
+
+    with AdbdServer(SimDevice(seed=1, capture_scale=0.2)) as server:
+        device = AdbDeviceTcp(server.host, server.port, default_transport_timeout_s=10.0)
+        assert device.connect(rsa_keys=None, auth_timeout_s=1.0)
+        try:
+            for package in ("com.eg.android.AlipayGphone",):
+                device.shell(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+                assert f"{package}/." in device.shell("dumpsys window | grep mCurrentFocus")
+        finally:
+            device.close()
 
 # ----- every screen in Chinese ----------------------------------------------------------------------------------------
 LATIN = re.compile(r"[A-Za-z]{2,}")

@@ -496,7 +496,7 @@ class PaymentsApp(App):
         def decide(granted: bool) -> Callable[[Ctx], None]:
             def handler(c: Ctx) -> None:
                 c.state["authorized"][tid] = granted
-                c.effect("permission", app=name, id=tid, scope=scope, granted=granted)
+                c.effect("permission", permission=scope, app=name, id=tid, scope=scope, granted=granted)
                 c.pop()
                 if tid.startswith("svc_"):
                     key = tid[4:]
