@@ -16,9 +16,10 @@ State (a judge reads it by path, e.g. `wechat.contacts[name=A Run].id`, `qq.grou
   wallet        {"balance", "cards": [{"bank", "last4"}]}; `payments`: what was paid; `draft_photos`: picked photo ids
   payment_password, failed_payments, logged_in
 Effects: `message` (to, text, chat), `transfer` (to, contact, account, amount, note, method, payment), `red_packet`
-(to, group, contact, amount, count, note, method, payment), `post` (where, moment, text, photos, photo_names, albums),
-`delete` (item="moment", moment, text, days_ago), `profile_change` (field nickname|signature|group_alias|avatar, old,
-new, groups / group), `setting` (setting="moments_visibility", old, new, label), `login`, `logout`.
+(to, group, contact, amount, count, note, method, payment), `post` (where, moment, text, photos, photo_names, albums,
+whole_albums: the albums all of whose photos it posts), `delete` (item="moment", moment, text, days_ago),
+`profile_change` (field nickname|signature|group_alias|avatar, old, new, groups / group), `like`, `login`, `logout`.
+Who may see my posts is a setting (state), not an effect.
 """
 
 from __future__ import annotations
@@ -119,9 +120,10 @@ ENGINE_ZH: dict[str, str] = {
     "Photo: {words}": "图片：{words}", "New post": "发表动态", "Say something...": "这一刻的想法...",
     "Add photos": "添加照片", "Who can see: {label}": "谁可以看：{label}", "Write something or add photos first":
     "请先写点什么或添加照片", "Posted": "已发表", "Remove photo {n}": "移除第 {n} 张照片",
-    "Choose photos": "选择照片", "Album: {album}": "相册：{album}", "All photos": "全部照片", "Choose an album": "选择相册",
+    "All photos": "全部照片", "Choose an album": "选择相册", "{n} photos": "{n} 张照片",
     "Select all": "全选", "Done ({n})": "完成（{n}）", "At most {n} photos": "最多选择 {n} 张照片",
-    "Photo {n}: {subject}, {album}": "第 {n} 张照片：{subject}，{album}", "No photos": "没有照片",
+    "Photo {n}: {subject}, {album}": "第 {n} 张照片：{subject}，{album}",
+    "Photo {n}: {subject}": "第 {n} 张照片：{subject}", "No photos": "没有照片",
     "Who can see my posts": "谁可以看我的动态", "Saved": "已保存", "{feed} privacy": "{feed}权限",
     "Visible to All": "所有人可见", "Visible to Friends Only": "仅好友可见", "Visible for the Last 3 Days": "最近三天可见",
     "Visible for the Last Month": "最近一个月可见", "Visible for the Last 6 Months": "最近半年可见",
@@ -283,19 +285,19 @@ def _set_visibility(ctx: Ctx, key: str) -> None:
     old = ctx.state["settings"]["moments_visibility"]
     if old == key:
         return
-    ctx.state["settings"]["moments_visibility"] = key
-    ctx.effect("setting", setting="moments_visibility", old=old, new=key, label=ctx.t(VISIBILITY[key]))
+    ctx.state["settings"]["moments_visibility"] = key  # a setting, not an effect: it can be changed back
     ctx.toast("Saved")
 
 
 def _toggle_photo(ctx: Ctx, pid: int) -> None:
-    picked = ctx.state["draft_photos"]
+    picked = ctx.state["draft_photos"]  # kept sorted: the same photos picked in any order are the same draft
     if pid in picked:
         picked.remove(pid)
     elif len(picked) >= MAX_PHOTOS:
         ctx.toast("At most {n} photos", n=MAX_PHOTOS)
     else:
         picked.append(pid)
+        picked.sort()
 
 
 def _select_all(ctx: Ctx, ids: list[int]) -> None:
@@ -306,12 +308,11 @@ def _select_all(ctx: Ctx, ids: list[int]) -> None:
                 ctx.toast("At most {n} photos", n=MAX_PHOTOS)
                 break
             picked.append(pid)
+    picked.sort()
 
 
-def _set_album(album: str) -> Callable[[Ctx], None]:
-    def handler(c: Ctx) -> None:
-        c.params["album"] = album
-    return handler
+def _done_photos(ctx: Ctx) -> None:
+    _pop_to(ctx, "post_moment")
 
 
 def _new_post(ctx: Ctx) -> None:
@@ -963,6 +964,7 @@ class MessengerApp(App):
         def publish(c: Ctx) -> None:
             text = c.fields.get("moment_text", "").strip()
             photos = [p for p in (_by_id(c.media["photos"], pid) for pid in c.state["draft_photos"]) if p is not None]
+            ids = [p["id"] for p in photos]
             if not text and not photos:
                 c.toast("Write something or add photos first")
                 return
@@ -972,8 +974,10 @@ class MessengerApp(App):
                                                    "color": list(PHOTO_COLORS[p["color"] % 12]), "photo": p["id"]}
                                                   for p in photos],
                                        "likes": [], "hours_ago": 0, "deleted": False})
-            c.effect("post", where="moments", moment=mid, text=text, photos=[p["id"] for p in photos],
-                     photo_names=[p["name"] for p in photos], albums=sorted({p["album"] for p in photos}),
+            albums = sorted({p["album"] for p in photos})
+            whole = [a for a in albums if all(p["id"] in ids for p in live(c.media["photos"]) if p["album"] == a)]
+            c.effect("post", where="moments", moment=mid, text=text, photos=ids,
+                     photo_names=[p["name"] for p in photos], albums=albums, whole_albums=whole,
                      visibility=c.state["settings"]["moments_visibility"])
             c.state["draft_photos"] = []
             c.toast("Posted")
@@ -992,7 +996,7 @@ class MessengerApp(App):
                                 for i, p in enumerate(picked)]
         if len(picked) < MAX_PHOTOS:
             thumbs.append(Column(Icon("plus", desc="Add photos", size=120, id="add_photos",
-                                      on_click=lambda c: c.push("pick_photos")), align="center", pad=40))
+                                      on_click=lambda c: c.push("pick_album")), align="center", pad=40))
         label = ctx.t(VISIBILITY[ctx.state["settings"]["moments_visibility"]])
         return Column(
             AppBar("New post", actions=[Button("Post", style="text", id="publish", on_click=publish)]),
@@ -1002,30 +1006,42 @@ class MessengerApp(App):
                             on_click=lambda c: c.push("moments_privacy")),
                    id="post_scroll"))
 
-    def screen_pick_photos(self, ctx: Ctx) -> Widget:
+    def screen_pick_album(self, ctx: Ctx) -> Widget:
         photos = live(ctx.media["photos"])
-        albums = sorted({p["album"] for p in photos}, key=lambda a: [p["album"] for p in photos].index(a))
+        albums: list[str] = []
+        for p in photos:
+            if p["album"] not in albums:
+                albums.append(p["album"])
+        rows = [ListItem(ctx.t("All photos"), ctx.t("{n} photos", n=len(photos)), id="album_row",
+                         on_click=lambda c: c.push("pick_photos"))]
+        rows += [ListItem(a, ctx.t("{n} photos", n=sum(p["album"] == a for p in photos)), id="album_row",
+                          leading=Image(desc=a, height=100, width=100,
+                                        color=PHOTO_COLORS[next(p["color"] for p in photos if p["album"] == a) % 12]),
+                          on_click=lambda c, a=a: c.push("pick_photos", album=a)) for a in albums]
+        n = len(ctx.state["draft_photos"])
+        return Column(AppBar("Choose an album", actions=[Button(ctx.t("Done ({n})", n=n), style="text",
+                                                                id="done_photos", on_click=_done_photos)]),
+                      Scroll(*rows, id="albums"))
+
+    def screen_pick_photos(self, ctx: Ctx) -> Widget:
         album = ctx.params.get("album")
-        shown = [p for p in photos if album is None or p["album"] == album]
+        shown = [p for p in live(ctx.media["photos"]) if album is None or p["album"] == album]
         picked = ctx.state["draft_photos"]
         cells = []
         for i, p in enumerate(shown):
             pid = p["id"]
             cells.append(Column(
-                Image(desc=ctx.t("Photo {n}: {subject}, {album}", n=i + 1, subject=p["subject"], album=p["album"]),
+                Image(desc=ctx.t("Photo {n}: {subject}", n=i + 1, subject=p["subject"]) if album else
+                      ctx.t("Photo {n}: {subject}, {album}", n=i + 1, subject=p["subject"], album=p["album"]),
                       height=240, color=PHOTO_COLORS[p["color"] % 12], id="photo", selected=pid in picked,
                       on_click=lambda c, pid=pid: _toggle_photo(c, pid)),
-                Checkbox(p["subject"] or str(i + 1), pid in picked, on_change=lambda c, _v, pid=pid: _toggle_photo(c, pid),
-                         id="photo_check"), gap=4))
-        menu = [(ctx.t("All photos"), _set_album_none)] + [(a, _set_album(a)) for a in albums]
+                Checkbox(p["subject"] or str(i + 1), pid in picked, id="photo_check"),  # shows the choice; tap the photo
+                gap=4))
         ids = [p["id"] for p in shown]
         return Column(
-            AppBar("Choose photos", actions=[Button(ctx.t("Done ({n})", n=len(picked)), style="text", id="done_photos",
-                                                    on_click=lambda c: c.pop())]),
-            Row(Button(ctx.t("Album: {album}", album=album or ctx.t("All photos")), style="secondary", size="small",
-                       id="album", on_click=lambda c: c.menu(menu, title=c.t("Choose an album"))),
-                Button("Select all", style="text", size="small", id="select_all",
-                       on_click=lambda c: _select_all(c, ids)), pad=20, gap=20),
+            AppBar(album or ctx.t("All photos"), actions=[
+                Button("Select all", style="text", id="select_all", on_click=lambda c: _select_all(c, ids)),
+                Button(ctx.t("Done ({n})", n=len(picked)), style="text", id="done_photos", on_click=_done_photos)]),
             Scroll(Grid(*cells, cols=3, gap=12, pad=12) if cells else Text("No photos", pad=60, color=GREY),
                    id="photo_grid"))
 
@@ -1163,10 +1179,6 @@ class MessengerApp(App):
                                  on_click=lambda c: c.confirm(c.t("Log out?"), c.t("You will need to log in again."),
                                                               _log_out, yes=c.t("Log out"))), pad=36),
                    id="settings_list"))
-
-
-def _set_album_none(ctx: Ctx) -> None:
-    ctx.params.pop("album", None)
 
 
 def visibility_key(value: str) -> str:

@@ -17,8 +17,8 @@ State (a judge reads it by path, e.g. `alipay.home_apps`, `alipay.mini_programs[
   mini_programs  every mini program opened, with "collected" (in My mini programs) and "scope"
   history        searches, most recent first; `transfers`: what was paid
   payment_password, failed_payments, logged_in
-Effects: `transfer` (to, contact, account, amount, note, method, method_label, payment), `permission` (app, id, scope,
-granted), `collect` (id, name, collected), `login`, `logout`.
+Effects: `transfer` (to, contact, account, amount, note, method, method_label, payment), `permission` (permission =
+scope, app, id, granted), `login`, `logout`. Collecting a mini program and arranging the home page are state.
 """
 
 from __future__ import annotations
@@ -247,8 +247,7 @@ def _toggle_collect(ctx: Ctx, mid: str) -> None:
     mini = _mini(ctx, mid)
     if mini is None:
         return
-    mini["collected"] = not mini["collected"]
-    ctx.effect("collect", id=mid, name=mini["name"], collected=mini["collected"])
+    mini["collected"] = not mini["collected"]  # state, not an effect: it can be undone
     ctx.toast("Added to My mini programs" if mini["collected"] else "Removed from My mini programs")
 
 
