@@ -524,8 +524,8 @@ class PaymentsApp(App):
     def screen_mini_program(self, ctx: Ctx) -> Widget:
         minis = ctx.state["mini_programs"]
         mini = _mini(ctx, ctx.params.get("id", "")) or (minis[0] if minis else None)
-        if mini is None:
-            mini = {**results(ctx.state, ctx.t("Mini programs"))[0], "collected": False}
+        if mini is None:  # nothing opened yet (a gallery): a coffee shop's mini program
+            mini = {**results(ctx.state, "咖啡" if ctx.locale == "zh" else "Coffee")[0], "collected": False}
         mid = mini["id"]
         collected = bool(mini.get("collected"))
         label = "Remove from My mini programs" if collected else "Add to My mini programs"
