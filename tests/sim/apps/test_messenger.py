@@ -282,7 +282,12 @@ def test_setup_hooks_are_idempotent() -> None:
     assert app.setup_contact(ctx, "阿润") == first  # type: ignore[attr-defined]
     group = app.setup_group(ctx, "家庭群")  # type: ignore[attr-defined]
     assert app.setup_group(ctx, "家庭群") == group  # type: ignore[attr-defined]
+    post = app.setup_moment(ctx, "小星星", "看海去")  # type: ignore[attr-defined]
+    assert app.setup_moment(ctx, "小星星", "看海去") == post  # type: ignore[attr-defined]
+    app.setup_my_posts(ctx, days=[3, 100])  # type: ignore[attr-defined]
+    app.setup_my_posts(ctx, days=[3, 100])  # type: ignore[attr-defined]
     state = phone.app_state("wechat")
+    assert sorted(days_ago(m) for m in state["moments"] if m["author"] == "me") == [3, 100]
     assert sum(c["name"] == "阿润" for c in state["contacts"]) == 1
     assert sum(1 for c in state["chats"] if c["kind"] == "group" and c["target"] == group) == 1
 
@@ -366,8 +371,8 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
     check("my_posts (dialog)", phone)
     assert {"home", "contacts", "groups", "contact", "group_info", "edit_alias", "conversation", "red_packet",
             "transfer", "pay", "paid", "wallet", "pick_contact", "discover", "moments", "my_posts", "moments_privacy",
-            "post_moment", "pick_album", "pick_photos", "me", "profile", "edit_name", "edit_signature", "pick_avatar", "settings",
-            "login"} <= set(seen)
+            "post_moment", "pick_album", "pick_photos", "me", "profile", "edit_name", "edit_signature", "pick_avatar",
+            "settings", "login"} <= set(seen)
 
 
 @pytest.mark.parametrize("key", APPS)

@@ -95,7 +95,7 @@ ENGINE_ZH: dict[str, str] = {
     "No chats yet": "暂无聊天", "Search contacts, groups and chats": "搜索联系人、群聊和聊天记录", "Group chats": "群聊",
     "No group chats yet": "暂无群聊", "{name}: {words}": "{name}：{words}", "[Red Packet]": "[红包]", "[Transfer]": "[转账]",
     "[Photo]": "[图片]", "{n} new": "{n} 条新消息", "Message": "消息", "More functions": "更多功能",
-    "Type a message first": "请先输入消息", "Red Packet": "红包", "Transfer": "转账", "Photos": "照片",
+    "Type a message first": "请先输入消息", "Red Packet": "红包", "Transfer": "转账",
     "Chat info": "聊天信息", "Group info": "群聊信息", "{name} ({n})": "{name}（{n}）", "Members": "群成员",
     "Group name": "群聊名称", "My alias in group": "我在本群的昵称", "Not set": "未设置",
     "Set my alias in {group}": "设置我在{group}的昵称", "New alias": "新昵称", "Type an alias": "请输入昵称",
@@ -104,12 +104,12 @@ ENGINE_ZH: dict[str, str] = {
     # pay
     "Send Red Packet": "发红包", "To: {name}": "发给：{name}", "Total amount": "总金额",
     "Quantity": "红包个数", "{n} packets": "{n} 个", "Fewer packets": "减少红包个数", "More packets": "增加红包个数",
-    "Best wishes": "恭喜发财，大吉大利", "Note (optional)": "备注（选填）", "Prepare Red Packet": "塞钱进红包",
+    "Best wishes": "恭喜发财，大吉大利", "Prepare Red Packet": "塞钱进红包",
     "A red packet can hold at most {max}": "单个红包金额不可超过 {max}", "Transfer to {name}": "转账给{name}",
     "Add transfer note (optional)": "添加转账说明（选填）", "Red packet to {name}": "发红包给{name}",
     "Red packet": "红包", "Note: {note}": "备注：{note}", "Red packet sent": "红包已发出", "Transfer sent": "转账成功",
     "{what} to {name}": "{what}给{name}", "{count} red packets": "{count} 个红包",
-    "Transfer {amount}": "转账 {amount}", "Transferred to you": "转账给你", "Not enough money": "余额不足",
+    "Transfer {amount}": "转账 {amount}", "Transferred to you": "转账给你",
     "Bank cards": "银行卡", "Payments": "账单",
     "No payments yet": "暂无账单", "Transfer to a friend": "转账给朋友", "Choose a friend": "选择朋友",
     "Search friends": "搜索朋友", "{kind} to {name}": "{kind}给{name}",
@@ -138,7 +138,7 @@ ENGINE_ZH: dict[str, str] = {
     "Your friends will see this photo as your profile photo.": "朋友们将看到这张照片作为你的头像。",
     "Use photo": "使用照片", "Profile photo updated": "头像已更换", "Privacy": "隐私",
     "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。", "My avatar": "我的头像",
-    "Avatar of {name}": "{name}的头像", "{n} members": "{n} 人",
+    "{n} members": "{n} 人",
 }
 
 
@@ -210,7 +210,7 @@ def _age(ctx: Ctx, hours: int) -> str:
     return ctx.t("{n} days ago", n=hours // 24)
 
 
-def _account(rng: random.Random, style: str, name: str = "") -> str:
+def _account(rng: random.Random, style: str) -> str:
     if style == "number":
         return str(rng.randint(10 ** 8, 10 ** 10 - 1))
     return "wxid_" + "".join(rng.choice("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(10))
@@ -358,7 +358,7 @@ class MessengerApp(App):
         lang = "zh" if self.locale == "zh" else "en"
         data = _DATA[lang]
         names = rng.sample(self.friend_names[lang], 10)
-        contacts = [{"id": i + 1, "name": n, "account": _account(rng, self.account_style, n),
+        contacts = [{"id": i + 1, "name": n, "account": _account(rng, self.account_style),
                      "region": rng.choice(data["regions"]), "signature": rng.choice(data["signatures"]),
                      "color": list(rng.choice(AVATAR_COLORS))} for i, n in enumerate(names)]
         groups = []
@@ -398,7 +398,7 @@ class MessengerApp(App):
                             "likes": [], "hours_ago": days * 24 + rng.randint(1, 20), "deleted": False})
         banks = data["banks"]
         return {
-            "me": {"name": me_name, "account": _account(rng, self.account_style, me_name),
+            "me": {"name": me_name, "account": _account(rng, self.account_style),
                    "signature": rng.choice(data["signatures"]), "region": rng.choice(data["regions"]),
                    "avatar": {"photo": None, "desc": "", "color": list(rng.choice(AVATAR_COLORS))}},
             "contacts": contacts, "groups": groups, "chats": chats, "moments": moments,
@@ -423,7 +423,7 @@ class MessengerApp(App):
         rng = random.Random(f"contact:{name}")
         if contact is None:
             contact = {"id": new_id(ctx.state["contacts"]), "name": name,
-                       "account": account or _account(rng, self.account_style, name),
+                       "account": account or _account(rng, self.account_style),
                        "region": rng.choice(_DATA[self._lang()]["regions"]),
                        "signature": rng.choice(_DATA[self._lang()]["signatures"]),
                        "color": list(rng.choice(AVATAR_COLORS))}
@@ -492,8 +492,12 @@ class MessengerApp(App):
                                          "likes": [], "hours_ago": d * 24 + 3, "deleted": False})
 
     def setup_moment(self, ctx: Ctx, author: str, text: str, hours_ago: int = 1, photos: int = 1) -> int:
-        """Add a friend's Moments post (`author` is made a friend when missing); returns the post's id."""
+        """Add a friend's Moments post (`author` is made a friend when missing; the same post is added once); returns
+        the post's id."""
         cid = self.setup_contact(ctx, author, chat=False)
+        same = next((m for m in ctx.state["moments"] if m["author"] == cid and m["text"] == text), None)
+        if same is not None:
+            return int(same["id"])
         post = {"id": new_id(ctx.state["moments"]), "author": cid, "name": author, "text": text,
                 "photos": [{"desc": text, "color": list(PHOTO_COLORS[i % 12]), "photo": None} for i in range(int(photos))],
                 "likes": [], "hours_ago": int(hours_ago), "deleted": False}
@@ -513,7 +517,7 @@ class MessengerApp(App):
                     on_select=lambda c, i: c.reset_to(TABS[i]) if i != selected else None)
 
     def _avatar(self, contact: dict[str, Any], size: int = 110) -> Widget:
-        return Icon(contact["name"][:1], desc=f"{contact['name']}", size=size, bg=tuple(contact["color"]), round=False)
+        return Icon(contact["name"][:1], desc=contact["name"], size=size, bg=tuple(contact["color"]), round=False)
 
     def _my_avatar(self, ctx: Ctx, size: int) -> Widget:
         a = ctx.state["me"]["avatar"]
@@ -680,7 +684,8 @@ class MessengerApp(App):
                                        id="message_text"),
                                   pad=28, gap=6, bg=RED, radius=20, id=f"{msg['kind']}_message")
         elif msg["kind"] == "photo":
-            body = Image(desc=ctx.t("Photo: {words}", words=msg["text"]), height=260, color=tuple(msg.get("color", PHOTO_COLORS[0])),
+            body = Image(desc=ctx.t("Photo: {words}", words=msg["text"]), height=260,
+                         color=tuple(msg.get("color", PHOTO_COLORS[0])),
                          id="photo_message")
         else:
             body = Text(msg["text"], pad=24, radius=20, bg=(149, 236, 105) if mine else "surface", id="message_text")
@@ -717,7 +722,8 @@ class MessengerApp(App):
 
         info = (lambda c: c.push("group_info", group=target)) if kind == "group" else (
             lambda c: c.push("contact", id=target))
-        tools: list[Widget] = [Icon("红" if ctx.locale == "zh" else "R", desc="Red Packet", size=110, bg=RED, round=False, label="Red Packet",
+        tools: list[Widget] = [Icon("红" if ctx.locale == "zh" else "R", desc="Red Packet", size=110, bg=RED,
+                                    round=False, label="Red Packet",
                                     id="red_packet", on_click=lambda c: c.push("red_packet", **{kind: target}))]
         if kind == "contact":
             tools.append(Icon("¥", desc="Transfer", size=110, bg=RED, round=False, label="Transfer", id="transfer",
@@ -1190,7 +1196,7 @@ def visibility_key(value: str) -> str:
     raise ValueError(f"unknown Moments visibility {value!r}; choose one of {', '.join(VISIBILITY)}")
 
 
-# ----- the apps ------------------------------------------------------------------------------------------------------------
+# ----- the apps ----------------------------------------------------------------------------------------------------
 @register
 class WeChat(MessengerApp):
     name = "WeChat"

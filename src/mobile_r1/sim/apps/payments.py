@@ -98,7 +98,7 @@ ENGINE_ZH: dict[str, str] = {
     "My home apps": "首页应用", "Add {name} to home": "添加{name}到首页",
     "Remove {name} from home": "从首页移除{name}", "Added to home": "已添加到首页", "Removed from home": "已从首页移除",
     "The home page is full: remove an app first": "首页应用已满，请先移除一个", "Add to home": "添加到首页",
-    "Remove from home": "从首页移除", "On your home page": "已在首页", 
+    "Remove from home": "从首页移除",
     "Recent searches": "最近搜索", "Mini program \u00b7 {category} \u00b7 {users} users a month":
     "小程序 \u00b7 {category} \u00b7 月活 {users}", "Service": "服务", "Official": "官方",
     "Food": "美食", "Shopping": "购物", "Travel": "出行", "Life services": "生活服务",
@@ -110,13 +110,13 @@ ENGINE_ZH: dict[str, str] = {
     "My mini programs": "我的小程序", "No mini programs yet": "还没有小程序", "{name} \u00b7 {rating} stars":
     "{name} \u00b7 {rating} 分", "Offers": "优惠活动", "New user gift": "新人礼包", "Member day": "会员日",
     "Weekend special": "周末特惠", "Transfer to a friend": "转账给朋友", "Search friends": "搜索朋友",
-    "To an Alipay account": "转到支付宝账户", "Transfer to {name}": "转账给{name}",
-    "Add a note (optional)": "添加转账说明（选填）", "Confirm transfer": "确认转账", "Transfer successful": "转账成功",
+    "Transfer to {name}": "转账给{name}", "Add a note (optional)": "添加转账说明（选填）", "Confirm transfer": "确认转账",
+    "Transfer successful": "转账成功",
     "Note: {note}": "备注：{note}", "Balance": "账户余额", "Total assets": "总资产", "Bank cards": "银行卡",
-    "Yesterday's earnings {amount}": "昨日收益 {amount}", "No bills yet": "暂无账单", 
+    "Yesterday's earnings {amount}": "昨日收益 {amount}", "No bills yet": "暂无账单",
     "Account: {account}": "账号：{account}", "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
-    "Index": "指数", "Watchlist": "自选股", "No stocks in your watchlist yet": "自选股为空", 
-    "Remove {name}": "移除{name}", "Transfer to {name}: {amount}": "转账给{name}：{amount}", "Ready to use": "可以使用了", "More options": "更多选项",
+    "Index": "指数", "Watchlist": "自选股", "No stocks in your watchlist yet": "自选股为空",
+    "Remove {name}": "移除{name}", "Ready to use": "可以使用了", "More options": "更多选项",
 }
 
 
@@ -289,8 +289,8 @@ class PaymentsApp(App):
             "funds": {"balance": round(rng.uniform(500, 3000), 2), "yuebao": round(rng.uniform(3000, 30000), 2),
                       "cards": [{"bank": rng.choice(data["banks"]), "last4": f"{rng.randint(0, 9999):04d}"}]},
             "home_apps": list(DEFAULT_HOME), "authorized": {}, "mini_programs": [], "history": [], "transfers": [],
-            "indices": [{"name": n, "value": round(rng.uniform(1800, 11000), 2), "change": round(rng.uniform(-2.5, 2.5), 2)}
-                        for n in data["indices"]],
+            "indices": [{"name": n, "value": round(rng.uniform(1800, 11000), 2),
+                         "change": round(rng.uniform(-2.5, 2.5), 2)} for n in data["indices"]],
             "payment_password": "".join(rng.choice("0123456789") for _ in range(6)), "failed_payments": 0,
             "logged_in": True,
         }
@@ -350,8 +350,8 @@ class PaymentsApp(App):
 
     def _tile(self, ctx: Ctx, key: str, on_click: Callable[[Ctx], None] | None, id: str = "service") -> Widget:
         svc = SERVICES[key]
-        return Icon(svc.glyph or ctx.t(svc.label)[:1], desc=svc.label, size=100, bg="primary", round=False, label=svc.label, id=id,
-                    on_click=on_click)
+        return Icon(svc.glyph or ctx.t(svc.label)[:1], desc=svc.label, size=100, bg="primary", round=False,
+                    label=svc.label, id=id, on_click=on_click)
 
     def _methods(self, ctx: Ctx) -> list[Method]:
         f = ctx.state["funds"]
@@ -428,7 +428,8 @@ class PaymentsApp(App):
                                 category=ctx.t(item["category"]), users=f"{item['users']:,}")
                     lead = Icon(item["name"][:1], desc=item["name"], size=100, bg=(80, 120, 200), round=False)
                 rows.append(ListItem(item["name"], sub, id="result", leading=lead,
-                                     trailing=ctx.t("Official") if item["official"] and item["kind"] != "service" else None,
+                                     trailing=ctx.t("Official") if item["official"] and item["kind"] != "service"
+                                     else None,
                                      on_click=lambda c, it=item: _open_result(c, it)))
             if not rows:
                 rows.append(Text("No results", pad=60, color=GREY, align="center"))
@@ -661,7 +662,8 @@ class PaymentsApp(App):
             AppBar(self.tab_names[1], back=False),
             Scroll(Card(Text("Total assets", size="small", color=GREY),
                         Text(ctx.money(total), size="huge", bold=True, id="total_assets"), pad=48),
-                   ListItem("Yu'e Bao", ctx.t("Yesterday's earnings {amount}", amount=ctx.money(round(f["yuebao"] * 0.00005, 2))),
+                   ListItem("Yu'e Bao", ctx.t("Yesterday's earnings {amount}",
+                                              amount=ctx.money(round(f["yuebao"] * 0.00005, 2))),
                             trailing=ctx.money(f["yuebao"]), id="yuebao"),
                    ListItem("Balance", trailing=ctx.money(f["balance"]), id="balance"),
                    ListItem("Funds", id="funds", leading=self._tile(ctx, "funds", None, id="funds_icon"),
