@@ -26,6 +26,7 @@ from mobile_r1.core.formats.export import (
     trl_record,
 )
 from mobile_r1.core.formats.images import EncodedImage
+from mobile_r1.core.formats.labels import BAD_LABEL_POLICIES, LabelReport, label_problem, screen_labels
 from mobile_r1.core.formats.json_episodes import load_amex, load_gui_odyssey
 from mobile_r1.core.formats.paths import DataRoots, resolve_data_path
 from mobile_r1.core.formats.steps import FrameSettings, ModelStep, model_steps
@@ -43,6 +44,10 @@ from mobile_r1.core.formats.registry import FIELD_MATCHERS, FORMAT_NAMES, detect
 from mobile_r1.core.formats.stats import DataStats, compute_stats
 
 __all__ = [
+    "BAD_LABEL_POLICIES",
+    "LabelReport",
+    "label_problem",
+    "screen_labels",
     "CATEGORIES",
     "FIELD_MATCHERS",
     "FORMAT_NAMES",
