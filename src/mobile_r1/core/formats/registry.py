@@ -14,6 +14,8 @@
 | aitw | Android in the Wild TFRecord (GZIP) | a TFRecord whose examples hold results/action_type |
 | gui-odyssey | GUI-Odyssey annotations + screenshots | a folder with annotations/, or a JSON with device_info and task_info |
 | amex | AMEX instruction_anno + screenshot | a folder with instruction_anno/, or a JSON whose steps hold touch_coord |
+| sharegpt | per-step samples in LLaMA-Factory's ShareGPT `messages` layout (what `data export --to sharegpt` writes) | records with messages, every content a string |
+| trl | per-step TRL conversational rows (what `data export --to trl` writes) | records with prompt and completion, or messages with content parts |
 
 Every loader takes `image_root` (the folder relative screenshot names are joined to, which paths may then also reach;
 see `core.formats.paths`) and `images` (False: leave screenshots embedded in the file out, for statistics).
@@ -29,6 +31,7 @@ from mobile_r1.core.formats import aitw, android_control, json_episodes
 from mobile_r1.core.formats.inquire import load_inquire_grpo, load_inquire_sft, load_inquire_tasks
 from mobile_r1.core.formats.jsonl import first_record
 from mobile_r1.core.formats.mobile_r1 import load_mobile_r1
+from mobile_r1.core.formats.samples import SHAREGPT, TRL, load_samples, sample_format
 from mobile_r1.core.formats.native import episodes_file, load_episodes
 from mobile_r1.core.formats.tfrecord import looks_like_tfrecord, read_examples
 from mobile_r1.core.records import Episode
@@ -69,6 +72,8 @@ LOADERS: dict[str, Loader] = {
     aitw.FORMAT: aitw.load_aitw,
     json_episodes.ODYSSEY: json_episodes.load_gui_odyssey,
     json_episodes.AMEX: json_episodes.load_amex,
+    SHAREGPT: load_samples,
+    TRL: load_samples,
 }
 FORMAT_NAMES = tuple(LOADERS)
 
@@ -140,6 +145,9 @@ def detect_format(path: str | Path) -> str:
         return "native"
     if {"trajectory", "instruction"} <= keys:
         return "mobile-r1"
+    sample = sample_format(record)
+    if sample is not None:
+        return sample
     if "conversations" in keys:
         return "inquire-sft"
     if {"goal", "action"} <= keys:
