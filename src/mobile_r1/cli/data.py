@@ -30,7 +30,7 @@ app.add_typer(data_app, name="data")
 
 FORMAT_HELP = (
     "native, mobile-r1, inquire-tasks, inquire-sft, inquire-grpo, android-control, android-control-parquet, aitw, "
-    "gui-odyssey, amex, sharegpt or trl (default: detect)."
+    "gui-odyssey, amex, cagui, sharegpt or trl (default: detect)."
 )
 IMAGE_ROOT_HELP = (
     "Folder that relative screenshot names in the data are joined to; paths may then lead there as well as inside "
