@@ -23,7 +23,7 @@ def _require_episodes(path: Path, episodes: list[object]) -> None:
 
 data_app = typer.Typer(
     help="Inspect, convert and export datasets: native episodes, Mobile-R1, InquireMobile, AndroidControl, AITW, "
-    "GUI-Odyssey and AMEX.",
+    "GUI-Odyssey, AMEX, CAGUI, and our own ShareGPT and TRL exports.",
     no_args_is_help=True,
 )
 app.add_typer(data_app, name="data")

@@ -6,7 +6,8 @@
     export_dataset(episodes, get_dialect("inquire"), "sft.jsonl", frames=FrameSettings(prescale=0.3), ...)
 
 Formats: native, mobile-r1, inquire-tasks, inquire-sft, inquire-grpo, android-control (TFRecord),
-android-control-parquet, aitw (TFRecord), gui-odyssey, amex (see `registry`). Every loader raises `DataError`
+android-control-parquet, aitw (TFRecord), gui-odyssey, amex, cagui, sharegpt and trl (our exports, read back; see
+`registry`). Labels outside their frame or box are found by `screen_labels` (`labels`). Every loader raises `DataError`
 naming the file, the line (or record) and the field of a bad record, and refuses paths that lead outside the
 dataset's folder (`paths.resolve_data_path`).
 """
