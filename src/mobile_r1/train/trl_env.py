@@ -21,9 +21,9 @@ Here the tools are the phone's actions, the project's one `Action` type: `click`
 `system_button`, `open`, `wait`, `terminate`, `call_user` and `answer`. Each plays one step of the episode the row
 names and returns what the phone shows next: the screen's element list (observation="text", coordinates in screen
 pixels, as `mobile_r1/Phone-v0` and `mobile-r1 eval --observation text` show it) or its screenshot (observation="image",
-coordinates in that image's pixels), with the user's reply to `call_user` and any error. An action the phone cannot
-take (a point off the screen, a step after the end) costs a step of the budget, touches nothing and raises, which
-TRL counts as a failed tool call and shows the model as `{"error": ...}`. The reward is the judge's verdict on the
+coordinates in that image's pixels), with the user's reply to `call_user` and any error. A point off the screen costs
+a step of the budget and touches nothing; an action after the episode's end touches nothing; both raise, which TRL
+counts as a failed tool call and shows the model as `{"error": ...}`. The reward is the judge's verdict on the
 episode as it stands when the rollout ends: 1.0 for success else 0.0 (reward="success"), or the 0-4 trajectory score
 / 4 (reward="score"). Every rollout of a GRPO group opens the same episode from its start: the backend resets it
 deterministically.

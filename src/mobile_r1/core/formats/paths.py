@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 
 from mobile_r1.core.errors import DataError
@@ -38,7 +39,7 @@ class DataRoots:
     base: Path
     allowed: tuple[Path, ...]
     image_root: Path | None = None
-    _index: list[dict[str, list[tuple[str, ...]]]] = field(default_factory=list, compare=False, repr=False)
+    _index: list[dict[str, list[tuple[str, ...]]]] = dataclasses.field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def beside(cls, data_file: Path, images: str | None = None, image_root: str | Path | None = None) -> DataRoots:
