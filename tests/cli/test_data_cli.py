@@ -35,9 +35,15 @@ def test_stats_json_on_task_file(shared_dir: Path, capsys) -> None:
 
 
 def test_stats_table_with_forced_format(capsys) -> None:
+    # the fixture's first label (101, 693) in its 644x1484 frame is (226, 1494) on the 1440x3200 screen, outside its
+    # box [106, 1609, 318, 1821]: skipped by default and counted, kept on request
     assert main(["data", "stats", str(DATA / "inquire_grpo_sample.jsonl"), "--format", "inquire-grpo"]) == 0
-    out = capsys.readouterr().out
-    assert "inquire-grpo" in out and "call_user share" in out and "33.3%" in out
+    captured = capsys.readouterr()
+    assert "inquire-grpo" in captured.out and "call_user share" in captured.out and "50.0%" in captured.out
+    assert "1 tap label(s) outside their own box of 1 checked: skipped 1 step(s)" in captured.err
+    assert main(["data", "stats", str(DATA / "inquire_grpo_sample.jsonl"), "--bad-labels", "keep"]) == 0
+    captured = capsys.readouterr()
+    assert "33.3%" in captured.out and "kept as recorded" in captured.err
 
 
 def test_stats_wrong_format_is_a_clean_error(capsys) -> None:
@@ -65,16 +71,19 @@ def _grpo_with_images(tmp_path: Path) -> Path:
 def test_convert_then_stats_and_export(tmp_path: Path, capsys) -> None:
     data = _grpo_with_images(tmp_path)
     store = tmp_path / "store"
-    assert main(["data", "convert", str(data), str(store)]) == 0
+    # the fixture's first tap lies outside its own box (see above): kept here, to follow it through
+    assert main(["data", "convert", str(data), str(store), "--bad-labels", "keep"]) == 0
     assert "2 episodes (inquire-grpo)" in capsys.readouterr().out
     # the screenshots came along: the store holds them, and reads them back from its own folder
     assert sorted(p.name for p in (store / "images").iterdir()) == ["grpo-1_000.png", "grpo-1_001.png", "grpo-3_000.png"]
     assert main(["data", "stats", str(store), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["format"] == "native" and figures["steps"] == 3
+    assert figures["format"] == "native" and figures["steps"] == 2  # the kept bad label is found again, and skipped
+    assert figures["bad_labels"]["outside_box"] == 1 and figures["bad_labels"]["dropped_steps"] == 1
 
     out = tmp_path / "sft.jsonl"
-    assert main(["data", "export", str(data), "--to", "sharegpt", "--dialect", "inquire", "--out", str(out)]) == 0
+    assert main(["data", "export", str(data), "--to", "sharegpt", "--dialect", "inquire", "--out", str(out),
+                 "--bad-labels", "keep"]) == 0
     printed = capsys.readouterr().out
     assert "3 samples" in printed and "dataset_info.json" in printed
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

@@ -21,7 +21,7 @@ aitw, qwen, guir1 = get_matcher("aitw"), get_matcher("qwen-ac"), get_matcher("gu
 
 
 def test_presets_by_name() -> None:
-    assert set(MATCHERS) == {"aitw", "qwen-ac", "gui-r1"}
+    assert set(MATCHERS) == {"aitw", "qwen-ac", "gui-r1", "cagui"}
     assert get_matcher("qwen-ac").name == "qwen-ac"
     with pytest.raises(ConfigError, match="aitw"):
         get_matcher("nope")

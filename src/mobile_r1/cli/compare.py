@@ -24,7 +24,8 @@ def compare(
 ) -> None:
     """Print SR, ISR, asked where needed and score per run, with exact McNemar tests against the first run, and the
     ablation columns (SR, ISR, asked where needed, over-inquiry where no question is needed, self-corrections) with
-    95% intervals; for per-step results, action types and exact steps, tested the same way."""
+    95% intervals; for per-step results, action types and exact steps, tested the same way. Warns when the runs' cards
+    (card.json) differ in a setting that moves a score, naming the fields."""
     from mobile_r1.core.errors import DataError
     from mobile_r1.eval.compare import compare_runs, compare_steps, comparison_markdown, is_step_results, steps_markdown
 
@@ -37,9 +38,13 @@ def compare(
         print(steps_markdown(steps))
         rows = [r.to_dict() for r in steps]
     else:
+        from mobile_r1.eval.card import card_warnings
+
         episodes = compare_runs(run_dirs, name or None)
         print(comparison_markdown(episodes))
         rows = [r.to_dict() for r in episodes]
+        for warning in card_warnings(run_dirs, name or None):  # what else differs between the runs (card.json)
+            console.print(f"warning: {warning}", markup=False, highlight=False)
     if json_out is not None:
         json_out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")

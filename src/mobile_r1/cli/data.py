@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from mobile_r1.cli.app import app
+from mobile_r1.cli.app import app, console
+
 
 def _require_episodes(path: Path, episodes: list[object]) -> None:
     """An input without a single record is an error (a mistyped or truncated file), not an empty result."""
@@ -22,19 +23,42 @@ def _require_episodes(path: Path, episodes: list[object]) -> None:
 
 data_app = typer.Typer(
     help="Inspect, convert and export datasets: native episodes, Mobile-R1, InquireMobile, AndroidControl, AITW, "
-    "GUI-Odyssey and AMEX.",
+    "GUI-Odyssey, AMEX, CAGUI, and our own ShareGPT and TRL exports.",
     no_args_is_help=True,
 )
 app.add_typer(data_app, name="data")
 
 FORMAT_HELP = (
     "native, mobile-r1, inquire-tasks, inquire-sft, inquire-grpo, android-control, android-control-parquet, aitw, "
-    "gui-odyssey or amex (default: detect)."
+    "gui-odyssey, amex, cagui, sharegpt or trl (default: detect)."
 )
 IMAGE_ROOT_HELP = (
     "Folder that relative screenshot names in the data are joined to; paths may then lead there as well as inside "
-    "the dataset's own folder (anything else is refused)."
+    "the dataset's own folder (anything else is refused). A path that names no file where it points (an absolute "
+    "path of the machine the data was made on) is found here by its file name."
 )
+BAD_LABELS_HELP = (
+    "What to do with a label outside its frame (a tap off the screen or off the declared model image) or a tap "
+    "outside its own box: skip (drop the step) or keep (as recorded). Either way they are counted."
+)
+
+
+def load_screened(path: Path, format: Optional[str], image_root: Optional[Path], bad_labels: str,
+                  images: bool = True) -> tuple[str, list[Any], Any]:
+    """`load_any`, then bad labels skipped or kept (`core.formats.labels`), the counts printed on standard error."""
+    from mobile_r1.core.formats import load_any, screen_labels
+
+    name, episodes = load_any(path, format, image_root=image_root, images=images)
+    _require_episodes(path, episodes)
+    episodes, report = screen_labels(episodes, bad_labels)
+    if report.bad:
+        console.print(f"{path}: {report.summary()}", markup=False, highlight=False)
+    if not episodes:
+        from mobile_r1.core.errors import DataError
+
+        raise DataError(f"{path}: every labelled step was skipped as a bad label; look at the data, or pass "
+                        "--bad-labels keep")
+    return name, episodes, report
 
 
 @data_app.command("stats")
@@ -42,16 +66,17 @@ def stats(
     path: Path = typer.Argument(..., help="A data file or folder in any supported format."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     image_root: Optional[Path] = typer.Option(None, "--image-root", help=IMAGE_ROOT_HELP),
+    bad_labels: str = typer.Option("skip", "--bad-labels", help=BAD_LABELS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON on standard output."),
 ) -> None:
-    """Episodes, steps, steps per episode, action types, share of call_user, apps and categories."""
-    from mobile_r1.core.formats import compute_stats, load_any
+    """Episodes, steps, steps per episode, action types, share of call_user, apps and categories (after --bad-labels),
+    and the labels outside their frame or box."""
+    from mobile_r1.core.formats import compute_stats
 
-    name, episodes = load_any(path, format, image_root=image_root, images=False)
-    _require_episodes(path, episodes)
+    name, episodes, labels = load_screened(path, format, image_root, bad_labels, images=False)
     figures = compute_stats(episodes, name)
     if as_json:
-        typer.echo(json.dumps(figures.to_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json.dumps({**figures.to_dict(), "bad_labels": labels.to_dict()}, ensure_ascii=False, indent=2))
         return
     out = Console(width=120)
     table = Table(title=f"{path} ({name})")
@@ -61,6 +86,8 @@ def stats(
     table.add_row("steps", str(figures.steps))
     table.add_row("steps per episode", f"mean {figures.steps_mean:.2f}, min {figures.steps_min}, max {figures.steps_max}")
     table.add_row("call_user share", f"{100 * figures.call_user_share:.1f}%")
+    table.add_row("labels outside their frame", str(labels.outside_frame))
+    table.add_row("tap labels outside their box", str(labels.outside_box))
     for title, counts in (
         ("action", figures.action_types),
         ("category", figures.categories),
@@ -78,12 +105,12 @@ def convert(
     out: Path = typer.Argument(..., help="Native store to write: a folder, or a .jsonl file (images/ goes beside it)."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     image_root: Optional[Path] = typer.Option(None, "--image-root", help=IMAGE_ROOT_HELP),
+    bad_labels: str = typer.Option("skip", "--bad-labels", help=BAD_LABELS_HELP),
 ) -> None:
     """Convert a dataset into the native episode store; its screenshots are copied into the store's images/."""
-    from mobile_r1.core.formats import images_dir, load_any, save_episodes
+    from mobile_r1.core.formats import images_dir, save_episodes
 
-    name, episodes = load_any(path, format, image_root=image_root)
-    _require_episodes(path, episodes)
+    name, episodes, _ = load_screened(path, format, image_root, bad_labels)
     written = save_episodes(out, episodes)
     folder = images_dir(written)
     shots = sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
@@ -107,6 +134,7 @@ def export(
     mask_history: bool = typer.Option(False, "--mask-history", help="Allow prompts with earlier outputs as assistant turns "
                                       "(uitars); train with LLaMA-Factory's mask_history: true."),
     trl_style: str = typer.Option("prompt-completion", "--trl-style", help="prompt-completion or messages."),
+    bad_labels: str = typer.Option("skip", "--bad-labels", help=BAD_LABELS_HELP),
 ) -> None:
     """Write one training sample per step, coordinates in the frame of the image the model sees.
 
@@ -116,7 +144,7 @@ def export(
     """
     from mobile_r1.core.dialects import get_dialect
     from mobile_r1.core.errors import ConfigError
-    from mobile_r1.core.formats import FrameSettings, export_dataset, load_any
+    from mobile_r1.core.formats import FrameSettings, export_dataset
     from mobile_r1.core.formats.export import LLAMAFACTORY_IMAGE_MAX_PIXELS
 
     if to not in ("sharegpt", "trl"):
@@ -129,8 +157,7 @@ def export(
         raise ConfigError(f"--trl-style must be prompt-completion or messages, got {trl_style!r}")
     frames = FrameSettings(prescale=prescale, min_pixels=min_pixels, max_pixels=max_pixels)
     chosen = get_dialect(dialect)
-    name, episodes = load_any(path, format, image_root=image_root)
-    _require_episodes(path, episodes)
+    name, episodes, _ = load_screened(path, format, image_root, bad_labels)
     writer = None
     if observation_mode == "image":
         from mobile_r1.train.data import ScreenshotWriter

@@ -165,7 +165,9 @@ def _pct(value: float | None) -> str:
 def eval_offline_command(
     agent: str = typer.Option(..., "--agent", help="Agent spec: random, hf:PATH, openai:MODEL, ..."),
     data: Path = typer.Option(..., "--data", help="Labelled episodes: Mobile-R1, InquireMobile or native records."),
-    matcher: str = typer.Option("qwen-ac", "--matcher", help="Matcher preset: aitw, qwen-ac, gui-r1."),
+    matcher: str | None = typer.Option(None, "--matcher", help="Matcher preset: aitw, qwen-ac, gui-r1, cagui "
+                                       "(default: the one the field scores the data's format with; qwen-ac for the "
+                                       "papers' own formats)."),
     limit: int | None = typer.Option(None, "--limit", help="Score only the first N labelled steps."),
     data_format: str | None = typer.Option(None, "--format", help="Data format (default: detected)."),
     dialect: str | None = typer.Option(None, "--dialect", help="The agent's dialect."),
@@ -175,16 +177,21 @@ def eval_offline_command(
     screen_size: str | None = typer.Option(None, "--screen-size", help="W,H for records that give no image size."),
     out: Path | None = typer.Option(None, "--out", help="Write per-step results (JSON lines) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
+    image_root: Path | None = typer.Option(None, "--image-root", help="Folder that holds the data's screenshots "
+                                           "(as for `data convert`): relative names are joined to it, and a path that "
+                                           "names no file where it points is found there by its file name."),
+    bad_labels: str = typer.Option("skip", "--bad-labels", help="skip or keep labels outside their frame or box "
+                                   "(as for `data convert`); either way they are counted."),
 ) -> None:
     """Predict every labelled step from its screen and the labelled history; print Type, Grounding, Step SR, inquiry F1."""
-    from mobile_r1.core.formats import load_any
+    from mobile_r1.cli.data import load_screened
+    from mobile_r1.core.formats import field_matcher
     from mobile_r1.core.matching import get_matcher
     from mobile_r1.eval.offline import evaluate_offline, write_step_results
     from mobile_r1.eval.runner import BATCHED_KINDS, build_agent, EvalConfig
 
     from mobile_r1.core.errors import ConfigError
 
-    preset = get_matcher(matcher)
     size = None
     if screen_size:
         try:
@@ -192,7 +199,8 @@ def eval_offline_command(
             size = (w, h)
         except ValueError:
             raise ConfigError(f"--screen-size takes W,H (e.g. 1080,2400), got {screen_size!r}") from None
-    name, episodes = load_any(data, data_format)
+    name, episodes, _ = load_screened(data, data_format, image_root, bad_labels)
+    preset = get_matcher(matcher or field_matcher(name))
     options = _options(option)
     if base_url:
         options["base_url"] = base_url
@@ -204,7 +212,7 @@ def eval_offline_command(
     try:
         with _progress() as bar:
             task = bar.add_task(f"{agent} on {data.name} ({name})", total=total)
-            result = evaluate_offline(built, episodes, preset, image_root=data.parent, limit=limit,
+            result = evaluate_offline(built, episodes, preset, image_root=image_root or data.parent, limit=limit,
                                       batch_size=8 if config.agent_kind in BATCHED_KINDS else 1,
                                       screen_size=size, progress=lambda n: bar.advance(task, n))
     finally:

@@ -13,7 +13,8 @@ from mobile_r1.core.errors import MobileR1Error
 # Each module registers its commands on `app` when imported; keep them light (import heavy libraries inside).
 # Options whose value may be left out (`--ray` alone): the value they take then.
 OPTIONAL_VALUES: dict[str, str] = {"--ray": "local"}
-COMMAND_MODULES: list[str] = ["rescore", "serve", "match", "data", "reward", "sim", "train", "eval", "tasks", "report", "compare", "demo", "device"]
+COMMAND_MODULES: list[str] = ["rescore", "serve", "match", "data", "reward", "sim", "train", "eval", "tasks", "report",
+                              "compare", "demo", "device", "check_agent"]
 
 
 def _load_commands() -> None:

@@ -21,6 +21,17 @@ every metrics report says which one it used:
   the lower-cased whitespace-split words as a set, brackets removed, and two single-token texts count as
   equal when one contains the other.
 
+- ``cagui``: the CAGUI evaluator of AgentCPM-GUI (OpenBMB/AgentCPM-GUI ``eval/utils/evaluator.py``, not in its
+  Android Control mode). A tap (or long press) is right inside a box of the screen's elements that holds the labelled
+  point, each box enlarged 1.2 the evaluator's way (in normalised (y, x, h, w): the corner moves up-left by half the
+  growth, clamped at 0, the size grows by all of it, clamped at 1), or within 0.14 of the labelled point (normalised
+  (x, y) distance). The evaluator tries every element box that holds the labelled point; a labelled step here carries
+  one, the smallest (the CAGUI loader sets it), as for ``aitw``. Swipes compare their direction (the closest of up,
+  down, left, right, finger motion on both sides); text is right when one lower-cased, stripped string contains the
+  other; buttons must be equal. Its own convention departs from the shared one below: `terminate` (either status)
+  and `wait` are one kind, "stop", and any stop matches a stop label, as the evaluator scores them. A swipe is
+  always a scroll on the predicted side (only labels tell short swipes from taps, when the loader reads them).
+
 Conventions shared by all presets, so that Step SR always means an exact step: `system_button` compares the
 button and `terminate` the status (each reference treats Back/Home/Enter and complete/impossible as
 different action types); `call_user` matches on type alone (what to ask is free text). GUI-R1's own script
@@ -311,8 +322,71 @@ class GuiR1Matcher:
         return StepMatch(True, None, True if shared is None else shared)
 
 
+@dataclass(frozen=True)
+class CaguiMatcher:
+    """The CAGUI evaluator of AgentCPM-GUI (OpenBMB/AgentCPM-GUI eval/utils/evaluator.py, `ActionEvaluator`)."""
+
+    name: str = "cagui"
+    description: str = ("AgentCPM-GUI's CAGUI: tap in the target box enlarged 1.2 or within 0.14 (normalised); "
+                        "stop, wait and terminate all one 'stop'")
+    tap_distance: float = 0.14
+    box_factor: float = 1.2
+
+    @staticmethod
+    def kind(action: Action) -> str:
+        """The evaluator's action kind: click, long_point, scroll, type, press, stop (else the action's own type)."""
+        return {ActionType.CLICK: "click", ActionType.LONG_PRESS: "long_point", ActionType.SWIPE: "scroll",
+                ActionType.TYPE: "type", ActionType.SYSTEM_BUTTON: "press", ActionType.TERMINATE: "stop",
+                ActionType.WAIT: "stop"}.get(action.type, action.type.value)
+
+    def _enlarged(self, box: Box, screen_size: tuple[float, float]) -> Box:
+        """`_resize_annotation_bounding_boxes`: in normalised (y, x, h, w), the top-left moves up-left by half the
+        growth (clamped at 0) and the size grows by the whole of it (clamped at 1)."""
+        w, h = screen_size
+        y, x, height, width = box[1] / h, box[0] / w, (box[3] - box[1]) / h, (box[2] - box[0]) / w
+        dh, dw = (self.box_factor - 1) * height, (self.box_factor - 1) * width
+        y2, x2 = max(0.0, y - dh / 2), max(0.0, x - dw / 2)
+        height2, width2 = min(1.0, height + dh), min(1.0, width + dw)
+        return (x2, y2, x2 + width2, y2 + height2)
+
+    def taps_match(self, p: Point, label: Point, bbox: Sequence[float] | None, screen_size: tuple[float, float]) -> bool:
+        w, h = screen_size
+        box = _box(bbox)
+        if box is not None:
+            enlarged = self._enlarged(box, screen_size)
+            if _in_box((label[0] / w, label[1] / h), enlarged) and _in_box((p[0] / w, p[1] / h), enlarged):
+                return True
+        return normalized_distance(p, label, screen_size) <= self.tap_distance
+
+    def match(
+        self, pred: Action | None, label: Action, bbox: Sequence[float] | None, screen_size: tuple[float, float]
+    ) -> StepMatch:
+        if pred is None:
+            return MISS
+        kind = self.kind(label)
+        if self.kind(pred) != kind:
+            return MISS
+        if kind in ("click", "long_point"):
+            assert pred.coordinate is not None and label.coordinate is not None
+            hit = self.taps_match(pred.coordinate, label.coordinate, bbox, screen_size)
+            return StepMatch(True, hit, hit)
+        if kind == "scroll":
+            assert pred.coordinate and pred.coordinate2 and label.coordinate and label.coordinate2
+            same = swipe_direction(pred.coordinate, pred.coordinate2) == swipe_direction(
+                label.coordinate, label.coordinate2)
+            return StepMatch(True, None, same)
+        if kind == "type":
+            return StepMatch(True, None, _contains_either(pred.text, label.text))
+        if kind == "press":
+            return StepMatch(True, None, (pred.button or "").lower() == (label.button or "").lower())
+        if kind == "stop":
+            return StepMatch(True, None, True)
+        shared = _shared_rules(pred, label)  # actions CAGUI has not (open, call_user, answer, key): by the shared rules
+        return StepMatch(True, None, True if shared is None else shared)
+
+
 MATCHERS: dict[str, Matcher] = {
-    m.name: m for m in (AitwMatcher(), QwenAndroidControlMatcher(), GuiR1Matcher())
+    m.name: m for m in (AitwMatcher(), QwenAndroidControlMatcher(), GuiR1Matcher(), CaguiMatcher())
 }
 
 

@@ -50,6 +50,7 @@ from mobile_r1.env import Backend, EpisodeRef, TaskEnv, reset_many
 from mobile_r1.env.pools import make_pool
 from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many, self_corrections
 from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
+from mobile_r1.eval.card import build_card, write_card
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
 BATCHED_KINDS = frozenset({"hf", "openai"})
@@ -690,6 +691,7 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
                                             "split": config.split, "episodes": len(verdicts),
                                             "infra_errors": len(failed), **report.to_dict(),
                                             "needs_inquiry": needs.to_dict() if needs else None})
+        write_card(run_dir, build_card(config, agent, backend, tasks, ordered))  # card.json: what moves a score
     return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
                       seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed)
 

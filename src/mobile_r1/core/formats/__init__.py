@@ -6,7 +6,8 @@
     export_dataset(episodes, get_dialect("inquire"), "sft.jsonl", frames=FrameSettings(prescale=0.3), ...)
 
 Formats: native, mobile-r1, inquire-tasks, inquire-sft, inquire-grpo, android-control (TFRecord),
-android-control-parquet, aitw (TFRecord), gui-odyssey, amex (see `registry`). Every loader raises `DataError`
+android-control-parquet, aitw (TFRecord), gui-odyssey, amex, cagui, sharegpt and trl (our exports, read back; see
+`registry`). Labels outside their frame or box are found by `screen_labels` (`labels`). Every loader raises `DataError`
 naming the file, the line (or record) and the field of a bad record, and refuses paths that lead outside the
 dataset's folder (`paths.resolve_data_path`).
 """
@@ -26,6 +27,7 @@ from mobile_r1.core.formats.export import (
     trl_record,
 )
 from mobile_r1.core.formats.images import EncodedImage
+from mobile_r1.core.formats.labels import BAD_LABEL_POLICIES, LabelReport, label_problem, screen_labels
 from mobile_r1.core.formats.json_episodes import load_amex, load_gui_odyssey
 from mobile_r1.core.formats.paths import DataRoots, resolve_data_path
 from mobile_r1.core.formats.steps import FrameSettings, ModelStep, model_steps
@@ -43,6 +45,10 @@ from mobile_r1.core.formats.registry import FIELD_MATCHERS, FORMAT_NAMES, detect
 from mobile_r1.core.formats.stats import DataStats, compute_stats
 
 __all__ = [
+    "BAD_LABEL_POLICIES",
+    "LabelReport",
+    "label_problem",
+    "screen_labels",
     "CATEGORIES",
     "FIELD_MATCHERS",
     "FORMAT_NAMES",

@@ -14,6 +14,9 @@
 | aitw | Android in the Wild TFRecord (GZIP) | a TFRecord whose examples hold results/action_type |
 | gui-odyssey | GUI-Odyssey annotations + screenshots | a folder with annotations/, or a JSON with device_info and task_info |
 | amex | AMEX instruction_anno + screenshot | a folder with instruction_anno/, or a JSON whose steps hold touch_coord |
+| cagui | CAGUI (AgentCPM-GUI's Chinese-app benchmark): `<episode>/<episode>.json` step lists | a folder holding such files, or a JSON list of steps with result_action_type |
+| sharegpt | per-step samples in LLaMA-Factory's ShareGPT `messages` layout (what `data export --to sharegpt` writes) | records with messages, every content a string |
+| trl | per-step TRL conversational rows (what `data export --to trl` writes) | records with prompt and completion, or messages with content parts |
 
 Every loader takes `image_root` (the folder relative screenshot names are joined to, which paths may then also reach;
 see `core.formats.paths`) and `images` (False: leave screenshots embedded in the file out, for statistics).
@@ -25,10 +28,11 @@ from pathlib import Path
 from typing import Protocol
 
 from mobile_r1.core.errors import DataError
-from mobile_r1.core.formats import aitw, android_control, json_episodes
+from mobile_r1.core.formats import aitw, android_control, cagui, json_episodes
 from mobile_r1.core.formats.inquire import load_inquire_grpo, load_inquire_sft, load_inquire_tasks
 from mobile_r1.core.formats.jsonl import first_record
 from mobile_r1.core.formats.mobile_r1 import load_mobile_r1
+from mobile_r1.core.formats.samples import SHAREGPT, TRL, load_samples, sample_format
 from mobile_r1.core.formats.native import episodes_file, load_episodes
 from mobile_r1.core.formats.tfrecord import looks_like_tfrecord, read_examples
 from mobile_r1.core.records import Episode
@@ -69,6 +73,9 @@ LOADERS: dict[str, Loader] = {
     aitw.FORMAT: aitw.load_aitw,
     json_episodes.ODYSSEY: json_episodes.load_gui_odyssey,
     json_episodes.AMEX: json_episodes.load_amex,
+    cagui.FORMAT: cagui.load_cagui,
+    SHAREGPT: load_samples,
+    TRL: load_samples,
 }
 FORMAT_NAMES = tuple(LOADERS)
 
@@ -78,6 +85,7 @@ FIELD_MATCHERS: dict[str, str] = {
     android_control.PARQUET_FORMAT: android_control.MATCHER,
     aitw.FORMAT: aitw.MATCHER,
     **json_episodes.MATCHERS,
+    cagui.FORMAT: cagui.MATCHER,
 }
 
 
@@ -99,7 +107,14 @@ def _detect_tfrecord(path: Path) -> str:
 
 
 def _detect_json(path: Path) -> str:
-    record = json_episodes.read_json(path)
+    from mobile_r1.core.reading import read_json
+
+    record = read_json(path)
+    if cagui.looks_like_cagui(record):
+        return cagui.FORMAT
+    if not isinstance(record, dict):
+        raise DataError(f"{path}: cannot tell the format of a JSON {type(record).__name__}; pass one of "
+                        f"{', '.join(FORMAT_NAMES)} explicitly")
     if {"device_info", "task_info", "steps"} <= set(record):
         return json_episodes.ODYSSEY
     steps = record.get("steps")
@@ -120,8 +135,10 @@ def detect_format(path: str | Path) -> str:
             return json_episodes.ODYSSEY
         if (path / "instruction_anno").is_dir():
             return json_episodes.AMEX
-        raise DataError(f"{path}: a folder must hold {episodes_file(path).name} (native), annotations/ (GUI-Odyssey) "
-                        "or instruction_anno/ (AMEX); otherwise give a file")
+        if any(True for _ in cagui.episode_files(path)):
+            return cagui.FORMAT
+        raise DataError(f"{path}: a folder must hold {episodes_file(path).name} (native), annotations/ (GUI-Odyssey), "
+                        "instruction_anno/ (AMEX) or <episode>/<episode>.json files (CAGUI); otherwise give a file")
     if not path.is_file():
         raise DataError(f"{path}: no such file or folder")
     with open(path, "rb") as stream:
@@ -140,6 +157,9 @@ def detect_format(path: str | Path) -> str:
         return "native"
     if {"trajectory", "instruction"} <= keys:
         return "mobile-r1"
+    sample = sample_format(record)
+    if sample is not None:
+        return sample
     if "conversations" in keys:
         return "inquire-sft"
     if {"goal", "action"} <= keys:
