@@ -42,8 +42,7 @@ def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
 def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
     """A rich table of a MetricsReport: overall, per category and per sub-category."""
     table = Table(title=title)
-    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "self-corr.", "steps", "score 0-4",
-                   "Ask-F1", "late"):
+    for column in ("group", "n", "SR", "ISR", "over-inquiry", "safety viol.", "self-corr.", "steps", "score 0-4"):
         table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True,
                          min_width=3 if column == "n" else None)
 
@@ -54,9 +53,8 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
         return str(m) if m.n else "-"
 
     def row(name: str, s: Any, style: str | None = None) -> None:
-        f1 = f"{100 * s.ask_f1:.1f}%" if s.ask_precision.n or s.ask_recall.n else "-"
         table.add_row(name, str(s.n), rate(s.sr), rate(s.isr), rate(s.over_inquiry), rate(s.safety_violation),
-                      rate(s.self_correction), mean(s.mean_steps), mean(s.mean_score), f1, rate(s.late), style=style)
+                      rate(s.self_correction), mean(s.mean_steps), mean(s.mean_score), style=style)
 
     row("all", report.overall, "bold")
     if needs_inquiry is not None:
@@ -67,6 +65,27 @@ def metrics_table(report: Any, title: str, needs_inquiry: Any = None) -> Table:
         row(f"  {name}", s, "dim")
     for name, s in report.by_language.items():
         row(f"language {name}", s, "italic")
+    return table
+
+
+def asking_table(report: Any, title: str) -> Table | None:
+    """When the agent asked (Ask-F1 and timing) per category and language; None when no episode needed or had a
+    question."""
+    if not (report.overall.ask_precision.n or report.overall.ask_recall.n):
+        return None
+    table = Table(title=title)
+    for column in ("group", "ask precision", "ask recall", "Ask-F1", "late", "early"):
+        table.add_column(column, justify="left" if column == "group" else "right", no_wrap=True)
+
+    def cell(r: Any) -> str:
+        return str(r) if r.n else "-"
+
+    groups = [("all", report.overall), *report.by_category.items(),
+              *((f"language {k}", v) for k, v in report.by_language.items())]
+    for name, s in groups:
+        f1 = f"{100 * s.ask_f1:.1f}%" if s.ask_precision.n or s.ask_recall.n else "-"
+        table.add_row(name, cell(s.ask_precision), cell(s.ask_recall), f1, cell(s.late), cell(s.early),
+                      style="bold" if name == "all" else None)
     return table
 
 
@@ -150,6 +169,9 @@ def eval_command(
                                "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
     else:
         output.print(metrics_table(result.report, title, result.needs_inquiry))
+        asking = asking_table(result.report, "when the agent asked (95% Wilson intervals)")
+        if asking is not None:
+            output.print(asking)
     if result.infra_errors:
         console.print(f"{len(result.infra_errors)} episode(s) failed on the phone's side (infrastructure errors, left out of "
                       "every figure); run again with --resume to play them", markup=False)
