@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.state import resolve, set_path
+from mobile_r1.env.sim.user import SimulatedUser
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import TaskSpec, fill
 from mobile_r1.tasks.suites import plan_split
@@ -82,8 +83,6 @@ class TaskEpisode:
     def make_env(self, **kwargs: Any) -> SimEnv:
         """A SimEnv reset to this episode, with this episode's simulated user answering `call_user` (keyword
         arguments go to `SimEnv`: render, scale, xml, ...)."""
-        from mobile_r1.env.sim.user import SimulatedUser
-
         env = SimEnv(seed=self.seed, **kwargs)
         env.reset(task=self, seed=self.seed)
         env.user = SimulatedUser(self, env.phone)

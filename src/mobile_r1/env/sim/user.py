@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from mobile_r1.env.sim.episode import TaskEpisode
+from typing import Any, Protocol
+
 from mobile_r1.sim.apps import Ctx, resolve as resolve_app
 from mobile_r1.sim.system import Phone
-from mobile_r1.tasks.spec import Inquiry, fill
+from mobile_r1.tasks.spec import Inquiry, TaskSpec, fill
 
 PHRASES: dict[str, tuple[str, ...]] = {
     "confirm": ("Yes, go ahead.", "Yes, please do it.", "Confirmed, please continue.", "That's right, go on."),
@@ -19,6 +20,16 @@ PHRASES: dict[str, tuple[str, ...]] = {
 NOT_NEEDED = ("You don't need to ask me; just do what I asked.", "No need to check with me, please continue.")
 
 
+class UserBrief(Protocol):
+    """What the user knows of its episode: the task (its inquiries hold the hidden truth), the drawn parameters, the
+    instruction as the agent read it, and the seed its replies are drawn from (`episode.TaskEpisode` is one)."""
+
+    spec: TaskSpec
+    params: dict[str, Any]
+    instruction: str
+    seed: int
+
+
 class SimulatedUser:
     """Answers the agent's questions for one episode, in order of the spec's inquiries; deterministic per seed.
 
@@ -27,7 +38,7 @@ class SimulatedUser:
     `history` as (question, reply, inquiry index or None).
     """
 
-    def __init__(self, episode: TaskEpisode, phone: Phone) -> None:
+    def __init__(self, episode: UserBrief, phone: Phone) -> None:
         self.episode = episode
         self.phone = phone
         self.history: list[tuple[str, str, int | None]] = []
