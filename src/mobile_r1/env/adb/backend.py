@@ -23,7 +23,7 @@ with each gesture (`; simctl last`), `judge` is the rule judge's verdict (`simct
 capability is served by the simulator's task source for the same episode (deterministic per seed), so the oracle
 agents play over adb. The suites and the expert come through `env.task_source` (the source `OUR_PHONE`): this module
 never imports the simulator. Task-file episodes are judged by `judge` ("person", "model", "model+person"; see
-`env.judges`).
+`env.judges`). A device plays one episode at a time (`max_in_play = 1`).
 
 Device failures (gone, not answering after one reconnect, a truncated PNG, an empty UI dump) raise `InfraError`:
 the evaluation records that episode apart and goes on.
@@ -87,6 +87,7 @@ class AdbBackend(Backend):
     """
 
     name = NAME
+    max_in_play = 1  # a device plays one episode at a time
 
     def __init__(self, serial: str | None = None, *, render: bool = True, scale: float = 0.3, xml: bool = False,
                  timeout: float = 20.0, settle: float | None = None, person: Person | str = "auto", user: str = "auto",
@@ -124,6 +125,9 @@ class AdbBackend(Backend):
 
     def suites(self) -> list[str]:
         return self.task_source().suites() if self.sim else []
+
+    def asks_person(self) -> bool:
+        return self.person.present  # the owner answers call_user and judges task-file episodes
 
     # ----- episodes ----------------------------------------------------------------------------------------------
     def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
