@@ -39,8 +39,10 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import socket
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, get_args
+from urllib.parse import urlsplit
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, EnvError, InfraError
@@ -82,9 +84,6 @@ def run_setup(setup: Sequence[str]) -> None:
 def check_reachable(address: str, timeout: float = 10.0) -> None:
     """Fail fast on a cluster address nothing answers at (Ray itself retries for minutes): HOST:PORT and
     ray://HOST:PORT are tried with one TCP connection; "auto" and other forms are left to Ray."""
-    import socket
-    from urllib.parse import urlsplit
-
     if address == "auto":
         return
     parts = urlsplit(address if "://" in address else f"gcs://{address}")
