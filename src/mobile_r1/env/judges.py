@@ -15,7 +15,7 @@ names judges without importing the layers above it. "person" asks the person at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.registry import Registry
@@ -23,6 +23,9 @@ from mobile_r1.core.records import Observation, Step
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
 from mobile_r1.env.person import Person
 from mobile_r1.env.protocol import EpisodeRef
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 
 @dataclass(slots=True)
@@ -38,7 +41,7 @@ class Trajectory:
         value = self.episode.meta.get("intension") or self.episode.meta.get("intent")
         return str(value) if value else self.episode.instruction
 
-    def screenshots(self) -> list[Any]:
+    def screenshots(self) -> list[Image]:
         """The screen before every step and the final one (those there are)."""
         shots = [s.observation.screenshot for s in self.steps if s.observation is not None]
         if self.final is not None:

@@ -41,7 +41,8 @@ import logging
 import os
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, get_args
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, get_args
 from urllib.parse import urlsplit
 
 from mobile_r1.core.actions import Action
@@ -52,12 +53,18 @@ from mobile_r1.env.protocol import Backend, Capability, Demonstration, EnvCall, 
 from mobile_r1.env.registry import make_backend
 from mobile_r1.env.wrappers import BackendWrapper
 
+if TYPE_CHECKING:  # Ray is optional: its types name the seam, the module is imported when a pool starts
+    from ray import ObjectRef
+    from ray.actor import ActorClass, ActorHandle
+
+T = TypeVar("T")
+
 LOCAL = "local"
 PROTOCOL_CALLS: frozenset[str] = frozenset(get_args(EnvMethod))
 RAY_MISSING = "Ray is not installed; install it with `pip install 'mobile-r1[ray]'` (or `pip install ray`)"
 
 
-def _ray() -> Any:
+def _ray() -> ModuleType:
     try:
         import ray
     except ImportError:  # pragma: no cover - the dev extra installs it
@@ -212,7 +219,7 @@ class Slot:
     phones it holds."""
 
     index: int
-    actor: Any
+    actor: ActorHandle
     generation: int = 0
     envs: int = 0
 
@@ -231,7 +238,7 @@ class Pending:
 
     env: RemoteTaskEnv
     call: EnvCall
-    ref: Any
+    ref: ObjectRef
     generation: int
 
 
@@ -350,7 +357,7 @@ class RemoteTaskEnv(TaskEnv):
         if call.method in ("step", "skip"):
             self._live()
 
-    def _remote(self, call: EnvCall) -> Any:
+    def _remote(self, call: EnvCall) -> ObjectRef:
         return self.slot.actor.call.remote(self.key, call.method, call.args, dict(call.kwargs))
 
     def _send(self, call: EnvCall) -> Pending:
@@ -394,7 +401,7 @@ class RemoteTaskEnv(TaskEnv):
         self.pool.stats.recovered += 1
 
 
-def _unwrap(value: Any) -> Any:
+def _unwrap(value: T | Failed) -> T:
     if isinstance(value, Failed):
         raise value.error
     return value
@@ -432,7 +439,7 @@ class RayBackend(BackendWrapper):
         self.slots: list[Slot] = []
         self._local: Backend | None = None
         self._owns_ray = False
-        self._host: Any = None
+        self._host: ActorClass | None = None  # PhoneHost as a Ray actor class
 
     # ----- the inner backend, built here: episodes are listed by it ------------------------------------------------
     def local(self) -> Backend:
@@ -485,11 +492,11 @@ class RayBackend(BackendWrapper):
         ray = _ray()
         return [int(pid) for pid in ray.get([s.actor.pid.remote() for s in self.start().slots])]
 
-    def _spawn(self) -> Any:
+    def _spawn(self) -> ActorHandle:
         return self._host.options(num_cpus=self.cpus_per_worker, max_restarts=0).remote(
             self.spec, self.options, self.setup)
 
-    def _wait_ready(self, actors: Sequence[Any]) -> None:
+    def _wait_ready(self, actors: Sequence[ActorHandle]) -> None:
         ray = _ray()
         try:
             ray.get([a.pid.remote() for a in actors], timeout=self.start_timeout)
@@ -553,7 +560,7 @@ class RayBackend(BackendWrapper):
                 self._lost(env.slot, generation)
         raise self._gone(env)
 
-    def _get(self, env: _Holder, ref: Any, generation: int, again: Callable[[], Any]) -> Any:
+    def _get(self, env: _Holder, ref: ObjectRef, generation: int, again: Callable[[], ObjectRef]) -> Any:
         """The answer of a call; if its worker died, the phone is rebuilt on a new one and the call made again."""
         ray = _ray()
         for _ in range(self.max_recoveries + 1):
@@ -567,7 +574,7 @@ class RayBackend(BackendWrapper):
                 generation, ref = env.slot.generation, again()
         raise self._gone(env)
 
-    def _call(self, env: _Holder, send: Callable[[], Any]) -> Any:
+    def _call(self, env: _Holder, send: Callable[[], ObjectRef]) -> Any:
         self._sync(env)
         return self._get(env, send(), env.slot.generation, send)
 

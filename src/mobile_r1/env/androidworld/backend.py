@@ -43,7 +43,7 @@ from dataclasses import replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ActionError, ConfigError, EnvError, InfraError, MobileR1Error
@@ -54,6 +54,9 @@ from mobile_r1.env.androidworld.wire import element_from_wire, to_json_action
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
 from mobile_r1.env.task_source import OUR_PHONE, TaskSource, task_source
+
+if TYPE_CHECKING:
+    from httpx import BaseTransport
 
 NAME = "androidworld"
 SUITE = "androidworld"  # our name for AndroidWorld's whole suite
@@ -116,7 +119,7 @@ class AndroidWorldBackend(Backend):
                  timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
                  reconnect: float = DEFAULT_RECONNECT, n_task_combinations: int = 1, complexity: str | Mapping[str, Any] | None = None,
                  default_complexity: float = 3.0, wait_to_stabilize: bool = False, close_server: bool = False,
-                 transport: Any = None) -> None:
+                 transport: BaseTransport | None = None) -> None:
         if not url or not url.startswith(("http://", "https://")):
             raise ConfigError(f"the androidworld environment needs the server's URL: --env androidworld:http://HOST:PORT "
                               f"(got {url!r}); start one with AndroidWorld's docker image or `mobile-r1 sim serve "
