@@ -1,5 +1,5 @@
 """The `adb` backend: a real Android phone or emulator (or the simulated phone served by `mobile-r1 sim adbd`) behind
-the environment protocol.
+the environment protocol, as a `Backend` (`AdbBackend`) and the `TaskEnv` it opens (`AdbTaskEnv`).
 
     backend = make_backend("adb:emulator-5554", render=True, scale=0.3)     # the safety gate is on (confirm=risky)
     refs = backend.episodes("tasks.txt")            # a task file (InquireBench's, or one instruction per line)

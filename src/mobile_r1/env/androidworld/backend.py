@@ -1,5 +1,6 @@
 """The `androidworld` backend: episodes played on an AndroidWorld server (its docker image, or our simulated phone
-served with its API), through AndroidWorld's HTTP API.
+served with its API), through AndroidWorld's HTTP API, as a `Backend` (`AndroidWorldBackend`) and the `TaskEnv` it
+opens (`AndroidWorldTaskEnv`).
 
     backend = make_backend("androidworld:http://127.0.0.1:5000", timeout=60)
     episodes = backend.episodes("androidworld", "test", n=20, seed=30)   # AndroidWorld's 116 tasks, round-robin

@@ -1,4 +1,6 @@
-"""The simulated phone as a backend behind the door: its suites' episodes, and a phone with a task on it.
+"""The simulated phone as a backend behind the door (`SimBackend`: its suites' episodes) and a phone with a task on it
+(`SimTaskEnv`, the `TaskEnv` it opens), with the factory that `make_backend("sim")` calls. "Backend" means a
+`Backend` of the protocol, here as everywhere under `env/` (`env.registry`).
 
     backend = SimBackend(render=False)
     refs = backend.episodes("inquire-sim", "test", n=24)        # EpisodeRef per (spec, template, seed)
