@@ -12,8 +12,8 @@ the phone's capabilities are the actor's phone's. A fork is made inside the acto
 `BackendWrapper` (`env.wrappers`) around the inner backend built in the caller's process: its name, suites, episodes,
 `max_in_play` and `name_pool` are that backend's, and it overrides what the pool changes (`open`, `close`,
 `remote_workers`; `asks_person` is False: the actors have no terminal). The evaluation runner and stage-3 rollouts
-play on it unchanged; the protocol's batch calls (`step_many`, `reset_many`, `expert_demos`) issue one actor call per phone
-and wait for all of them together, so the phones of a turn advance in parallel across actors.
+play on it unchanged; the protocol's batch calls (`step_many`, `reset_many`, `expert_demos`) issue one actor call per
+phone and wait for all of them together, so the phones of a turn advance in parallel across actors.
 
 A worker that dies (its process killed, its node gone) is replaced by a new actor, and each of its episodes is
 played again from its start on the new one: the proxy keeps the calls that made its phone what it is (the last
