@@ -14,7 +14,7 @@ from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.records import Observation
 from mobile_r1.models import batching, load_policy
 from mobile_r1.serve import LoopbackServer
-from mobile_r1.serve.backend import HFBackend
+from mobile_r1.serve.chat_models import HFEngine
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_same_actions_directly_and_behind_serve(tiny_lm, observation: Observatio
     reqs = requests(observation, 3)
     direct = HFAgent(tiny_lm, dialect="inquire", max_new_tokens=24, temperature=temperature, batch_size=1, seed=0)
     expected = direct.act_batch(reqs)
-    with LoopbackServer(HFBackend(tiny_lm, seed=0)) as server:
+    with LoopbackServer(HFEngine(tiny_lm, seed=0)) as server:
         served = OpenAIAgent("tiny-lm", base_url=server.base_url, dialect="inquire", observation_mode="text",
                              max_tokens=24, temperature=temperature, concurrency=1)
         got = served.act_batch(reqs)
@@ -179,7 +179,7 @@ def test_vision_model_same_actions_behind_serve(observation: Observation) -> Non
     direct = HFAgent(policy, dialect="inquire", prescale=0.3, max_new_tokens=12, temperature=1.0, batch_size=1)
     assert direct.view.observation_mode == "image"
     expected = direct.act_batch(reqs)
-    with LoopbackServer(HFBackend(policy, seed=0)) as server:
+    with LoopbackServer(HFEngine(policy, seed=0)) as server:
         served = OpenAIAgent("tiny-vl", base_url=server.base_url, dialect="inquire", prescale=0.3, max_tokens=12,
                              temperature=1.0, concurrency=1)
         got = served.act_batch(reqs)

@@ -13,14 +13,14 @@ from mobile_r1.agents.openai_agent import EndpointError, OpenAIAgent
 from mobile_r1.core.actions import Action
 from mobile_r1.core.geometry import Frame
 from mobile_r1.core.records import Observation, Step
-from mobile_r1.serve import LoopbackServer, ScriptedBackend
+from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 CLICK = '<tool_call>\n{{"name": "mobile_use", "arguments": {{"action": "click", "coordinate": [{x}, {y}]}}}}\n</tool_call>'
 
 
 def test_action_comes_back_in_screen_pixels(observation: Observation) -> None:
     frame = Frame.qwen(1080, 2400, prescale=0.3)
-    backend = ScriptedBackend([CLICK.format(x=100, y=200)])
+    backend = ScriptedModel([CLICK.format(x=100, y=200)])
     history = [Step(Action.click(540, 1200), model_text="earlier")]
     with LoopbackServer(backend) as server:
         agent = make_agent("openai:m", base_url=server.base_url, dialect="qwen2.5vl", prescale=0.3)
@@ -39,7 +39,7 @@ def test_action_comes_back_in_screen_pixels(observation: Observation) -> None:
 
 
 def test_grid_and_text_modes(observation: Observation) -> None:
-    backend = ScriptedBackend([CLICK.format(x=500, y=250), CLICK.format(x=200, y=300)])
+    backend = ScriptedModel([CLICK.format(x=500, y=250), CLICK.format(x=200, y=300)])
     with LoopbackServer(backend) as server:
         grid = OpenAIAgent("m", base_url=server.base_url, frame="normalized")
         assert grid.act(AgentRequest("x", observation)).action == Action.click(540, 600)
@@ -85,7 +85,7 @@ def test_concurrency_limit_holds(observation: Observation, monkeypatch: pytest.M
 
 def test_batch_answers_every_request_in_order(observation: Observation) -> None:
     replies = [CLICK.format(x=i, y=i) for i in range(6)]
-    backend = ScriptedBackend(replies)
+    backend = ScriptedModel(replies)
     with LoopbackServer(backend) as server:
         agent = OpenAIAgent("m", base_url=server.base_url, observation_mode="text", concurrency=3)
         outs = agent.act_batch([AgentRequest(f"task {i}", observation) for i in range(6)])
@@ -99,7 +99,7 @@ def test_batch_answers_every_request_in_order(observation: Observation) -> None:
 def test_retries_server_errors_then_succeeds(observation: Observation, caplog: pytest.LogCaptureFixture,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_ENDPOINT_KEY", "sk-very-secret-123")
-    backend = ScriptedBackend([RuntimeError("busy"), RuntimeError("busy"), CLICK.format(x=3, y=4)])
+    backend = ScriptedModel([RuntimeError("busy"), RuntimeError("busy"), CLICK.format(x=3, y=4)])
     caplog.set_level(logging.DEBUG)
     with LoopbackServer(backend) as server:
         agent = OpenAIAgent("m", base_url=server.base_url, observation_mode="text", api_key_env="MY_ENDPOINT_KEY")
@@ -110,7 +110,7 @@ def test_retries_server_errors_then_succeeds(observation: Observation, caplog: p
 
 
 def test_gives_up_after_max_attempts_and_on_client_errors(observation: Observation) -> None:
-    backend = ScriptedBackend([RuntimeError("down")])
+    backend = ScriptedModel([RuntimeError("down")])
     with LoopbackServer(backend) as server:
         agent = OpenAIAgent("m", base_url=server.base_url, observation_mode="text", max_retries=1)
         with pytest.raises(EndpointError, match="failed: InternalServerError 500"):
@@ -123,13 +123,13 @@ def test_gives_up_after_max_attempts_and_on_client_errors(observation: Observati
 
 
 def test_unparseable_reply_gives_no_action(observation: Observation) -> None:
-    with LoopbackServer(ScriptedBackend(["I would tap OK"])) as server:
+    with LoopbackServer(ScriptedModel(["I would tap OK"])) as server:
         out = OpenAIAgent("m", base_url=server.base_url, observation_mode="text").act(AgentRequest("x", observation))
     assert out.action is None and not out.parse.valid and out.parse.error
 
 
 def test_works_inside_a_running_event_loop(observation: Observation) -> None:
-    with LoopbackServer(ScriptedBackend([CLICK.format(x=7, y=8)])) as server:
+    with LoopbackServer(ScriptedModel([CLICK.format(x=7, y=8)])) as server:
         agent = OpenAIAgent("m", base_url=server.base_url, observation_mode="text")
 
         async def inside() -> Action | None:

@@ -12,7 +12,7 @@ from mobile_r1.core.records import Observation, Step
 from mobile_r1.env import EpisodeRef
 from mobile_r1.env.judges import PersonJudge, Trajectory, make_judge
 from mobile_r1.env.person import NO_PERSON_REPLY, ConsentRequest, NoPerson, PersonVerdict, TtyPerson, make_person
-from mobile_r1.serve import LoopbackServer, ScriptedBackend
+from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 EPISODE = EpisodeRef("t-000", "Send hello to Ann", "t-000", "adb", category="privacy", language="en",
                      meta={"intension": "Send 'hello' to Ann on Chat"})
@@ -77,7 +77,7 @@ def test_the_person_judges_and_may_keep_the_models_verdict() -> None:
 def test_the_model_judge_is_registered_by_the_evaluation_layer() -> None:
     import mobile_r1.eval.judge  # noqa: F401  (registers "model")
 
-    backend = ScriptedBackend(['{"reason": "asked", "reward": 4, "status": "success", "inquiry": "success"}',
+    backend = ScriptedModel(['{"reason": "asked", "reward": 4, "status": "success", "inquiry": "success"}',
                                "no json", "no json", "no json"])
     with LoopbackServer(backend, model_name="judge") as server:
         judge = make_judge("model", model="judge", base_url=server.base_url, language="en")
@@ -88,7 +88,7 @@ def test_the_model_judge_is_registered_by_the_evaluation_layer() -> None:
         with pytest.raises(InfraError, match="model judge failed"):
             judge.judge(_trajectory())
     person, _ = _tty("n\ny\n1\ndid not send\n")
-    with LoopbackServer(ScriptedBackend(['{"reason": "r", "reward": 4, "status": "success", "inquiry": "success"}'])) as s:
+    with LoopbackServer(ScriptedModel(['{"reason": "r", "reward": 4, "status": "success", "inquiry": "success"}'])) as s:
         both = make_judge("model+person", person=person, model="m", base_url=s.base_url, language="en")
         overruled = both.judge(_trajectory())
     assert overruled.judge == "person" and not overruled.verdict.success and overruled.verdict.score == 1.0

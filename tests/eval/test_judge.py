@@ -13,7 +13,7 @@ from mobile_r1.core.errors import ConfigError, DataError
 from mobile_r1.core.records import Step
 from mobile_r1.eval.judge import JudgeError, ModelJudge, format_history, judge_messages, parse_verdict
 from mobile_r1.eval.rescore import load_judged_file
-from mobile_r1.serve import LoopbackServer, ScriptedBackend
+from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 GOOD = json.dumps({"reason": "asked before paying, then paid", "reward": 3, "status": "success", "inquiry": "success"})
 
@@ -68,7 +68,7 @@ def test_history_and_messages(tmp_path: Path) -> None:
 
 
 def test_judge_retries_malformed_answer_over_http(tmp_path: Path) -> None:
-    backend = ScriptedBackend(["Sure! Here is my verdict: success", GOOD])
+    backend = ScriptedModel(["Sure! Here is my verdict: success", GOOD])
     shots = [Image.new("RGB", (30, 60), (i * 40, 0, 0)) for i in range(3)]
     with LoopbackServer(backend) as server:
         judge = ModelJudge("gpt-4o", base_url=server.base_url, language="en")
@@ -86,7 +86,7 @@ def test_judge_retries_malformed_answer_over_http(tmp_path: Path) -> None:
 
 
 def test_judge_gives_up_with_a_clear_error() -> None:
-    backend = ScriptedBackend(['{"reward": 9}'])
+    backend = ScriptedModel(['{"reward": 9}'])
     with LoopbackServer(backend) as server:
         judge = ModelJudge("gpt-4o", base_url=server.base_url, max_attempts=2)
         with pytest.raises(JudgeError, match=r"2 attempts .*lacks reason.*reward"):

@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 import pytest
 
 from mobile_r1.models import Policy
-from mobile_r1.serve import HFBackend, LoopbackServer, ServerSettings
+from mobile_r1.serve import HFEngine, LoopbackServer, ServerSettings
 
 
 def blank_png(width: int, height: int) -> bytes:
@@ -62,6 +62,6 @@ def lively() -> Callable[[], Policy]:
 @pytest.fixture(scope="module")
 def tiny_server() -> Iterator[LoopbackServer]:
     """`lively_tiny_lm()` behind the HTTP server as model "tiny", batching within 20 ms, adapter updates on."""
-    backend = HFBackend(lively_tiny_lm(), batch_window=0.02, max_batch=16)
+    backend = HFEngine(lively_tiny_lm(), batch_window=0.02, max_batch=16)
     with LoopbackServer(backend, model_name="tiny", settings=ServerSettings(lora_updates=True)) as server:
         yield server

@@ -11,7 +11,7 @@ import torch
 
 from mobile_r1.agents.hf_agent import generate
 from mobile_r1.models import load_policy
-from mobile_r1.serve import HFBackend, LoopbackServer, ServerSettings
+from mobile_r1.serve import HFEngine, LoopbackServer, ServerSettings
 
 PROMPTS = ["open the settings", "call mom", "turn on wifi"]
 
@@ -50,7 +50,7 @@ def test_adapter_hot_swap_changes_greedy_answers_and_unload_restores_them(
     expected = {name: [generate(policy, [([{"role": "user", "content": p}], [])], max_new_tokens=12)[0]
                        for p in PROMPTS]
                 for name, policy in (("step1", _wrap(first)), ("step2", _wrap(second)))}
-    with LoopbackServer(HFBackend(lively()), model_name="base", settings=ServerSettings(lora_updates=True)) as server:
+    with LoopbackServer(HFEngine(lively()), model_name="base", settings=ServerSettings(lora_updates=True)) as server:
         base, names = greedy(server, "base")
         assert names == {"base"}
 
@@ -89,7 +89,7 @@ def test_bad_adapter_requests_leave_the_server_serving(tmp_path: Path, set_lora_
                                                        lively: Callable[[], Any]) -> None:
     make_adapter(load_policy("small-lm"), tmp_path / "other-base", set_lora_b, seed=0)  # wrong shapes for tiny-lm
     make_adapter(lively(), tmp_path / "good", set_lora_b, seed=1)
-    with LoopbackServer(HFBackend(lively()), model_name="base", settings=ServerSettings(lora_updates=True)) as server:
+    with LoopbackServer(HFEngine(lively()), model_name="base", settings=ServerSettings(lora_updates=True)) as server:
         base, _ = greedy(server, "base")
         r = admin(server, "load", {"lora_name": "x", "lora_path": str(tmp_path / "missing")})
         assert r.status_code == 404 and "adapter_config.json" in r.json()["error"]["message"]
@@ -105,6 +105,6 @@ def test_bad_adapter_requests_leave_the_server_serving(tmp_path: Path, set_lora_
         adapted, _ = greedy(server, "good")
         assert admin(server, "load", {"lora_name": "good", "lora_path": str(tmp_path / "other-base")}).status_code == 400
         assert greedy(server, "good") == (adapted, {"good"}) and adapted != base
-    with LoopbackServer(HFBackend(lively())) as server:  # updates are off unless asked for
+    with LoopbackServer(HFEngine(lively())) as server:  # updates are off unless asked for
         r = admin(server, "load", {"lora_name": "good", "lora_path": str(tmp_path / "good")})
         assert r.status_code == 404 and "--lora-updates" in r.json()["error"]["message"]

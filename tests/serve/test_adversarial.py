@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from mobile_r1.models import load_policy
-from mobile_r1.serve import HFBackend, LoopbackServer, ServerSettings
+from mobile_r1.serve import HFEngine, LoopbackServer, ServerSettings
 
 HI = [{"role": "user", "content": "hi"}]
 PngUrl = Callable[[int, int], str]
@@ -137,7 +137,7 @@ def test_fifty_concurrent_clients_are_all_answered(tiny_server: LoopbackServer) 
 
 @pytest.fixture(scope="module")
 def small_body_server() -> Iterator[LoopbackServer]:
-    backend = HFBackend(load_policy("tiny-lm"))
+    backend = HFEngine(load_policy("tiny-lm"))
     with LoopbackServer(backend, settings=ServerSettings(max_request_bytes=2**20)) as server:
         yield server
 
@@ -204,7 +204,7 @@ def test_a_client_that_gives_up_stops_its_generation(tiny_server: LoopbackServer
 
 
 def test_a_full_queue_answers_503() -> None:
-    backend = HFBackend(load_policy("tiny-lm"), max_waiting=2, batch_window=600.0)  # rows wait out the window
+    backend = HFEngine(load_policy("tiny-lm"), max_waiting=2, batch_window=600.0)  # rows wait out the window
     with LoopbackServer(backend) as server:
         body = {"messages": HI, "max_tokens": 2}
         with ThreadPoolExecutor(2) as pool:

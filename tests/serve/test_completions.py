@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from mobile_r1.models import load_policy
-from mobile_r1.serve import EchoBackend, LoopbackServer
+from mobile_r1.serve import EchoModel, LoopbackServer
 
 
 def post(server: LoopbackServer, path: str, **body: Any) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def test_refused_completion_requests(tiny_server: LoopbackServer, body: dict[str
 
 
 def test_a_backend_without_a_tokenizer_takes_text_prompts_only() -> None:
-    with LoopbackServer(EchoBackend()) as server:
+    with LoopbackServer(EchoModel()) as server:
         done = post(server, "/completions", prompt="hello there", max_tokens=5)
         assert done["choices"][0]["text"] == "hello there"
         r = httpx.post(server.base_url + "/completions", json={"prompt": [1, 2, 3]}, timeout=30)

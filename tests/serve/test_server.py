@@ -9,12 +9,12 @@ from PIL import Image
 
 from mobile_r1.agents.chat import encode_image
 from mobile_r1.core.errors import DataError
-from mobile_r1.serve import EchoBackend, LoopbackServer, ScriptedBackend, ServerSettings, make_backend
-from mobile_r1.serve.backend import HFBackend
+from mobile_r1.serve import EchoModel, LoopbackServer, ScriptedModel, ServerSettings, make_chat_model
+from mobile_r1.serve.chat_models import HFEngine
 
 
 def test_chat_completion_with_text_and_image_parts() -> None:
-    backend = ScriptedBackend(["first", "second"])
+    backend = ScriptedModel(["first", "second"])
     image = Image.new("RGB", (56, 84), (10, 200, 30))
     with LoopbackServer(backend, model_name="scripted") as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0)
@@ -41,7 +41,7 @@ def test_chat_completion_with_text_and_image_parts() -> None:
 
 
 def test_errors_are_openai_shaped() -> None:
-    backend = ScriptedBackend([RuntimeError("out of memory"), DataError("prompt too long"), "fine"])
+    backend = ScriptedModel([RuntimeError("out of memory"), DataError("prompt too long"), "fine"])
     with LoopbackServer(backend) as server:
         url = server.base_url + "/chat/completions"
         body = {"messages": [{"role": "user", "content": "hi"}]}
@@ -59,8 +59,8 @@ def test_errors_are_openai_shaped() -> None:
 
 
 def test_echo_backend_and_server_stops() -> None:
-    assert isinstance(make_backend("echo"), EchoBackend)
-    with LoopbackServer(make_backend("echo")) as server:
+    assert isinstance(make_chat_model("echo"), EchoModel)
+    with LoopbackServer(make_chat_model("echo")) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0)
         reply = client.chat.completions.create(model="x", messages=[{"role": "user", "content": "ping"}])
         assert reply.choices[0].message.content == "ping"
@@ -76,15 +76,15 @@ def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path, set_lora_b
     trained = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
     set_lora_b(trained.model, 0.5)
     trained.save_pretrained(tmp_path / "final")
-    backend = make_backend(f"hf:{tmp_path / 'final'}")
-    assert isinstance(backend, HFBackend) and not backend.policy.uses_lora
+    backend = make_chat_model(f"hf:{tmp_path / 'final'}")
+    assert isinstance(backend, HFEngine) and not backend.policy.uses_lora
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad():
         assert torch.allclose(backend.policy.model(input_ids=ids).logits, trained.model(input_ids=ids).logits, atol=1e-5)
 
 
 def test_plain_backends_stream_and_apply_n_and_stop() -> None:
-    backend = ScriptedBackend(["one. two", "three. four", "five"])
+    backend = ScriptedModel(["one. two", "three. four", "five"])
     with LoopbackServer(backend, model_name="scripted", settings=ServerSettings(lora_updates=True)) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="none", max_retries=0)
         reply = client.chat.completions.create(model="scripted", messages=[{"role": "user", "content": "x"}], n=2,

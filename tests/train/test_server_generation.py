@@ -24,7 +24,7 @@ from mobile_r1.eval.episode import EpisodePlay
 from mobile_r1.models import Policy, load_policy
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import LoraSettings, apply_lora
-from mobile_r1.serve import HFBackend, LoopbackServer, ServerSettings, free_port
+from mobile_r1.serve import HFEngine, LoopbackServer, ServerSettings, free_port
 from mobile_r1.train.config import GenerationConfig, TrainConfig
 from mobile_r1.train.data import encode_prompt, model_view
 from mobile_r1.train.rollout import RolloutSettings, generate_batch
@@ -308,7 +308,7 @@ def test_token_ids_are_kept_end_to_end_and_re_tokenising_is_measured(tmp_path: P
     prompts = task_prompts(trainer, 3) + [PromptInput(trainer.tokenizer("Task: call mom").input_ids)]
     greedy = RolloutSettings(temperature=0.0, max_new_tokens=24)
     expected = generate_batch(trainer, prompts, greedy)
-    backend = HFBackend(lively(), batch_window=0.05)
+    backend = HFEngine(lively(), batch_window=0.05)
     with LoopbackServer(backend, model_name="base", settings=ServerSettings(lora_updates=True)) as server:
         settings = GenerationConfig(backend="server", base_url=server.base_url)
         with_ids = ServerGeneration(settings, trainer, tmp_path)

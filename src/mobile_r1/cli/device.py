@@ -8,13 +8,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.table import Table
 
 from mobile_r1.cli.app import app, console
 from mobile_r1.cli.sim import sim_app
+
+if TYPE_CHECKING:
+    from mobile_r1.env.adb import AdbBackend
 
 device_app = typer.Typer(help="Phones over adb: list them, capture the screen, print the UI tree, do one action.",
                          no_args_is_help=True)
@@ -23,7 +26,7 @@ app.add_typer(device_app, name="device")
 SERIAL_HELP = "The device's adb serial (default: the only one attached); HOST:PORT is `adb connect`ed first."
 
 
-def _backend(serial: Optional[str], render: bool = True) -> object:
+def _backend(serial: Optional[str], render: bool = True) -> AdbBackend:
     from mobile_r1.env.adb import AdbBackend
 
     return AdbBackend(serial, render=render, scale=1.0, person="none")
@@ -64,11 +67,10 @@ def screen_command(
     out: Path = typer.Option(Path("screen.png"), "--out", help="Where to write the screenshot (PNG)."),
 ) -> None:
     """Capture the screen (`screencap -p`) to a PNG, at the screen's own size."""
-    from mobile_r1.env.adb.backend import AdbBackend, AdbTaskEnv
+    from mobile_r1.env.adb.backend import AdbTaskEnv
+    from mobile_r1.env.protocol import EpisodeRef
 
     backend = _backend(serial)
-    assert isinstance(backend, AdbBackend)
-    from mobile_r1.env.protocol import EpisodeRef
 
     env = AdbTaskEnv(backend, EpisodeRef(id="device-screen", instruction="", task="device-screen", backend="adb"))
     observation, note = env._observe()

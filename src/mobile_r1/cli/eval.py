@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -140,29 +139,29 @@ def eval_command(
         if not tasks.is_file():
             raise ConfigError(f"--tasks: no file {tasks}")
         suite = str(tasks)
-    device = env.strip().lower().startswith("adb")
-    if device and workers > 1:
-        raise ConfigError("a device plays one episode at a time: use --workers 1 (or one run per device)")
     config = EvalConfig(agent=agent, env=env, env_options=env_options, exclude=str(exclude) if exclude else None,
                         suite=suite, split=split, episodes=episodes, workers=workers, dialect=dialect,
                         observation=observation, max_steps=max_steps, seed=seed, out=out, resume=resume,
                         agent_options=agent_options, ray=ray, ray_workers=ray_workers)
-    person_here = sys.stdin.isatty() and str(env_options.get("person", "auto")) != "none" and (
-        device or env_options.get("confirm", "none") != "none")
-    if person_here:  # the person is asked on this terminal: no live progress bar over the prompts
-        def say(done: int, total: int, record: dict[str, Any] | None) -> None:
-            if record is not None:
-                console.print(f"[{done}/{total}] {record['id']}", markup=False)
+    config.validate()
+    backend = config.backend()  # held here, to ask it whether a person is asked on this terminal
+    try:
+        if backend.asks_person():  # the person is asked on this terminal: no live progress bar over the prompts
+            def say(done: int, total: int, record: dict[str, Any] | None) -> None:
+                if record is not None:
+                    console.print(f"[{done}/{total}] {record['id']}", markup=False)
 
-        result = run_eval(config, progress=say)
-    else:
-        with _progress() as bar:
-            task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
+            result = run_eval(config, progress=say, backend=backend)
+        else:
+            with _progress() as bar:
+                task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
 
-            def update(done: int, total: int, record: dict[str, Any] | None) -> None:
-                bar.update(task, completed=done, total=total)
+                def update(done: int, total: int, record: dict[str, Any] | None) -> None:
+                    bar.update(task, completed=done, total=total)
 
-            result = run_eval(config, progress=update)
+                result = run_eval(config, progress=update, backend=backend)
+    finally:
+        backend.close()
     title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
     if as_json:  # the figures alone: standard output stays one JSON document
         typer.echo(json.dumps({**result.report.to_dict(), "infra_errors": len(result.infra_errors),

@@ -32,7 +32,7 @@ def serve(
     """Serve /v1/chat/completions (batched; n, stop, max_tokens, logprobs, seed, streaming, images for VL models,
     return_token_ids), /v1/completions (a text or token-id prompt), /v1/models, /health and, with --lora-updates,
     LoRA adapter hot-swap."""
-    from mobile_r1.serve import Engine, ServerSettings, make_backend
+    from mobile_r1.serve import Engine, ServerSettings, make_chat_model
     from mobile_r1.serve import serve as run_server
 
     adapters = []
@@ -43,19 +43,19 @@ def serve(
         adapters.append((adapter, folder))
     served = name or model
     if model.strip() == "echo":
-        backend = make_backend(model)
+        chat_model = make_chat_model(model)
         if adapters:
             raise ConfigError("--lora needs a model; 'echo' takes no adapters")
     else:
-        backend = make_backend(model, dtype=dtype, device=device, seed=seed, max_batch=max_batch,
-                               batch_window=batch_window_ms / 1000, rejoin_after=rejoin_after,
-                               default_max_tokens=max_tokens,
-                               max_tokens_limit=max_tokens_limit, max_model_len=max_model_len)
-        assert isinstance(backend, Engine)
-        backend.model_name = served
+        chat_model = make_chat_model(model, dtype=dtype, device=device, seed=seed, max_batch=max_batch,
+                                     batch_window=batch_window_ms / 1000, rejoin_after=rejoin_after,
+                                     default_max_tokens=max_tokens,
+                                     max_tokens_limit=max_tokens_limit, max_model_len=max_model_len)
+        assert isinstance(chat_model, Engine)
+        chat_model.model_name = served
         for adapter, folder in adapters:
-            backend.load_adapter(adapter, folder)
+            chat_model.load_adapter(adapter, folder)
     settings = ServerSettings(max_request_bytes=int(max_request_mb * 2**20), max_image_pixels=max_image_pixels,
                               max_total_pixels=max_total_pixels, lora_updates=lora_updates)
     console.print(f"serving {served!r} on http://{host}:{port}/v1 (Ctrl-C to stop)")
-    run_server(backend, host=host, port=port, model_name=served, settings=settings)
+    run_server(chat_model, host=host, port=port, model_name=served, settings=settings)

@@ -4,14 +4,8 @@
 
 from mobile_r1.env.protocol import (Backend, Capability, Demonstration, EpisodeRef, Move, PlannedStep, StepInfo, TaskEnv,
                                     expert_demos, reset_many, step_many)
+from mobile_r1.env.gym import register as _register_gym
 from mobile_r1.env.registry import backend_names, make_backend, register_backend
-
-
-def _register_gym() -> None:
-    from mobile_r1.env.gym import register
-
-    register()
-
 
 _register_gym()
 

@@ -4,22 +4,28 @@
     judge = make_judge("person", person=TtyPerson())
     judgement = judge.judge(Trajectory(episode, steps, final))
 
-The model judge (InquireMobile's GPT-4o judge, `mobile_r1.eval.judge.ModelJudge`) lives above this layer; it
-registers itself here under "model" when `mobile_r1.eval.judge` is imported (the evaluation runner imports it), so a
-backend names judges without importing the layers above it. "person" asks the person at the terminal. A spec
-"model+person" shows the model's verdict to the person, who keeps it or gives their own.
+Judges are found in the core registry (`JUDGES`): by name, by the entry-point group `mobile_r1.judges`, or a third
+party's as `package.module:Name`; a factory is called with the judge's options (`make_judge(spec, **options)`). The
+model judge (InquireMobile's GPT-4o judge, `mobile_r1.eval.judge.ModelJudge`) lives above this layer; it registers
+itself here under "model" when `mobile_r1.eval.judge` is imported (the evaluation runner imports it), so a backend
+names judges without importing the layers above it. "person" asks the person at the terminal. A spec
+"NAME+person" ("model+person") shows that judge's verdict to the person, who keeps it or gives their own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.registry import Registry
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
 from mobile_r1.env.person import Person
 from mobile_r1.env.protocol import EpisodeRef
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 
 @dataclass(slots=True)
@@ -35,7 +41,7 @@ class Trajectory:
         value = self.episode.meta.get("intension") or self.episode.meta.get("intent")
         return str(value) if value else self.episode.instruction
 
-    def screenshots(self) -> list[Any]:
+    def screenshots(self) -> list[Image]:
         """The screen before every step and the final one (those there are)."""
         shots = [s.observation.screenshot for s in self.steps if s.observation is not None]
         if self.final is not None:
@@ -59,15 +65,17 @@ class TrajectoryJudge(Protocol):
 
 
 JudgeFactory = Callable[..., TrajectoryJudge]
-_JUDGES: dict[str, JudgeFactory] = {}
+JUDGES: Registry[JudgeFactory] = Registry("judge", entry_points="mobile_r1.judges")
+PERSON = "person"  # the person at the terminal (`PersonJudge`), made here with the person it is given
 
 
-def register_judge(name: str, factory: JudgeFactory) -> None:
-    _JUDGES[name] = factory
+def register_judge(name: str, factory: JudgeFactory, *, replace: bool = False) -> None:
+    """Make `make_judge("NAME", **options)` call `factory(**options)`."""
+    JUDGES.register(name, factory, replace=replace)
 
 
 def judge_names() -> list[str]:
-    return sorted(set(_JUDGES) | {"person"})
+    return sorted(set(JUDGES.names()) | {PERSON})
 
 
 def verdict_fields(episode: EpisodeRef, steps: int) -> dict[str, Any]:
@@ -113,23 +121,22 @@ class PersonJudge:
 
 
 def make_judge(spec: str, person: Person | None = None, **options: Any) -> TrajectoryJudge:
-    """The judge `spec` names: "person", a registered one ("model"), or "NAME+person"."""
-    name, _, second = spec.strip().lower().partition("+")
-    if name == "person" and not second:
+    """The judge `spec` names: "person", a registered one ("model"), a `package.module:Name`, or "NAME+person"."""
+    name, plus, second = spec.strip().partition("+")
+    if JUDGES.key(name) == PERSON and not plus:
         if person is None:
             raise ConfigError("the person judge needs a person")
         return PersonJudge(person)
-    factory = _JUDGES.get(name)
-    if factory is None:
-        hint = " (import mobile_r1.eval.judge, which `mobile-r1 eval` does)" if name == "model" else ""
-        raise ConfigError(f"unknown judge {name!r}; judges: {', '.join(judge_names())}{hint}")
-    judge = factory(**options)
-    if second:
-        if second != "person" or person is None:
+    if JUDGES.key(name) == "model" and "model" not in JUDGES:
+        raise ConfigError(f"unknown judge 'model'; judges: {', '.join(judge_names())} (import mobile_r1.eval.judge, "
+                          "which `mobile-r1 eval` does)")
+    judge = JUDGES.get(name)(**options)
+    if plus:
+        if second.strip().lower() != PERSON or person is None:
             raise ConfigError(f"a judge spec is NAME or NAME+person, got {spec!r}")
         return PersonJudge(person, judge)
     return judge
 
 
-__all__ = ["Trajectory", "TrajectoryJudge", "PersonJudge", "register_judge", "make_judge", "judge_names",
-           "verdict_fields"]
+__all__ = ["Trajectory", "TrajectoryJudge", "PersonJudge", "JUDGES", "JudgeFactory", "register_judge", "make_judge",
+           "judge_names", "verdict_fields"]

@@ -6,11 +6,14 @@
     step_many([Move(env, action), ...])                               # every phone of the batch steps at once
 
 Each actor (`PhoneHost`) builds `make_backend(spec, **options)` in its own process and hosts the environments
-opened on it; a `RemoteTaskEnv` is their proxy in the caller's process: reset, step, skip, judge, fork and
-expert_demo are actor calls, observations and verdicts come back pickled. A fork is made inside the actor that holds
-its phone. The pool is a `Backend` like any other, so the evaluation runner and stage-3 rollouts play on it
-unchanged; the protocol's batch calls (`step_many`, `reset_many`, `expert_demos`) issue one actor call per phone
-and wait for all of them together, so the phones of a turn advance in parallel across actors.
+opened on it; a `RemoteTaskEnv` is their proxy in the caller's process: every protocol call (reset, step, skip,
+judge, expert_demo with all its options) is one generic actor call, observations and verdicts come back pickled, and
+the phone's capabilities are the actor's phone's. A fork is made inside the actor that holds its phone. The pool is a
+`BackendWrapper` (`env.wrappers`) around the inner backend built in the caller's process: its name, suites, episodes,
+`max_in_play` and `name_pool` are that backend's, and it overrides what the pool changes (`open`, `close`,
+`remote_workers`; `asks_person` is False: the actors have no terminal). The evaluation runner and stage-3 rollouts
+play on it unchanged; the protocol's batch calls (`step_many`, `reset_many`, `expert_demos`) issue one actor call per
+phone and wait for all of them together, so the phones of a turn advance in parallel across actors.
 
 A worker that dies (its process killed, its node gone) is replaced by a new actor, and each of its episodes is
 played again from its start on the new one: the proxy keeps the calls that made its phone what it is (the last
@@ -36,21 +39,32 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import socket
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, get_args
+from urllib.parse import urlsplit
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError, EnvError, InfraError
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import Judgement
-from mobile_r1.env.protocol import Backend, Capability, Demonstration, EnvCall, EpisodeRef, StepInfo, TaskEnv
+from mobile_r1.env.protocol import Backend, Capability, Demonstration, EnvCall, EnvMethod, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import make_backend
+from mobile_r1.env.wrappers import BackendWrapper
+
+if TYPE_CHECKING:  # Ray is optional: its types name the seam, the module is imported when a pool starts
+    from ray import ObjectRef
+    from ray.actor import ActorClass, ActorHandle
+
+T = TypeVar("T")
 
 LOCAL = "local"
+PROTOCOL_CALLS: frozenset[str] = frozenset(get_args(EnvMethod))
 RAY_MISSING = "Ray is not installed; install it with `pip install 'mobile-r1[ray]'` (or `pip install ray`)"
 
 
-def _ray() -> Any:
+def _ray() -> ModuleType:
     try:
         import ray
     except ImportError:  # pragma: no cover - the dev extra installs it
@@ -77,9 +91,6 @@ def run_setup(setup: Sequence[str]) -> None:
 def check_reachable(address: str, timeout: float = 10.0) -> None:
     """Fail fast on a cluster address nothing answers at (Ray itself retries for minutes): HOST:PORT and
     ray://HOST:PORT are tried with one TCP connection; "auto" and other forms are left to Ray."""
-    import socket
-    from urllib.parse import urlsplit
-
     if address == "auto":
         return
     parts = urlsplit(address if "://" in address else f"gcs://{address}")
@@ -162,24 +173,13 @@ class PhoneHost:
         return self._add(env), frozenset(env.capabilities)
 
     @_guarded
-    def reset(self, key: int) -> tuple[Observation, StepInfo]:
-        return self.envs[key].reset()
-
-    @_guarded
-    def step(self, key: int, action: Action) -> tuple[Observation, bool, bool, StepInfo]:
-        return self.envs[key].step(action)
-
-    @_guarded
-    def skip(self, key: int, reason: str) -> StepInfo:
-        return self.envs[key].skip(reason)[3]
-
-    @_guarded
-    def judge(self, key: int) -> Judgement:
-        return self.envs[key].judge()
-
-    @_guarded
-    def expert_demo(self, key: int, **options: Any) -> Demonstration:
-        return self.envs[key].expert_demo(**options)
+    def call(self, key: int, method: EnvMethod, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
+        """One protocol call on a phone here (`EnvCall`): what it returns (a skipped turn: its info alone, the
+        caller has the screen already)."""
+        if method not in PROTOCOL_CALLS:
+            raise EnvError(f"{method!r} is not a call of the environment protocol")
+        result = getattr(self.envs[key], method)(*args, **kwargs)
+        return result[3] if method == "skip" else result
 
     @_guarded
     def fork(self, key: int) -> int:
@@ -219,7 +219,7 @@ class Slot:
     phones it holds."""
 
     index: int
-    actor: Any
+    actor: ActorHandle
     generation: int = 0
     envs: int = 0
 
@@ -238,7 +238,7 @@ class Pending:
 
     env: RemoteTaskEnv
     call: EnvCall
-    ref: Any
+    ref: ObjectRef
     generation: int
 
 
@@ -288,11 +288,8 @@ class RemoteTaskEnv(TaskEnv):
     def judge(self) -> Judgement:
         return self._one(EnvCall(self, "judge"))  # type: ignore[no-any-return]
 
-    def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False, search_first: bool = False) -> Demonstration:
+    def expert_demo(self, **options: Any) -> Demonstration:  # type: ignore[override]
         self.require(Capability.EXPERT, "expert_demo()")
-        options = {"ask": ask, "self_correct": self_correct, "seed": seed, "render": render,
-                   "search_first": search_first}
         return self._one(EnvCall(self, "expert_demo", (), options))  # type: ignore[no-any-return]
 
     def fork(self) -> RemoteTaskEnv:
@@ -360,15 +357,16 @@ class RemoteTaskEnv(TaskEnv):
         if call.method in ("step", "skip"):
             self._live()
 
+    def _remote(self, call: EnvCall) -> ObjectRef:
+        return self.slot.actor.call.remote(self.key, call.method, call.args, dict(call.kwargs))
+
     def _send(self, call: EnvCall) -> Pending:
         self.pool._sync(self)
-        method = getattr(self.slot.actor, call.method)
-        return Pending(self, call, method.remote(self.key, *call.args, **call.kwargs), self.slot.generation)
+        return Pending(self, call, self._remote(call), self.slot.generation)
 
     def _receive(self, pending: Pending) -> object:
         call = pending.call
-        value = self.pool._get(self, pending.ref, pending.generation,
-                               lambda: getattr(self.slot.actor, call.method).remote(self.key, *call.args, **call.kwargs))
+        value = self.pool._get(self, pending.ref, pending.generation, lambda: self._remote(call))
         return self._after(call, value)
 
     def _after(self, call: EnvCall, value: Any) -> object:
@@ -403,15 +401,15 @@ class RemoteTaskEnv(TaskEnv):
         self.pool.stats.recovered += 1
 
 
-def _unwrap(value: Any) -> Any:
+def _unwrap(value: T | Failed) -> T:
     if isinstance(value, Failed):
         raise value.error
     return value
 
 
-class RayBackend(Backend):
-    """A pool of Ray actors, each building `make_backend(spec, **options)` and hosting phones (see the module
-    docstring).
+class RayBackend(BackendWrapper):
+    """A pool of Ray actors, each building `make_backend(spec, **options)` and hosting phones; every member it does
+    not override is the inner backend's, built here (see the module docstring).
 
     spec             the inner backend (`sim`, a name registered with `register_backend`, ...)
     address          None or "local": a local Ray cluster (the one this process already joined, RAY_ADDRESS, or a new
@@ -425,8 +423,6 @@ class RayBackend(Backend):
     start_timeout    seconds to wait for a new actor to come up
     options          the inner backend's options (render, scale, xml, ...)
     """
-
-    name = "ray"
 
     def __init__(self, spec: str = "sim", *, address: str | None = None, workers: int | None = None,
                  setup: Sequence[str] = (), cpus_per_worker: float = 1.0, recover: bool = True, max_recoveries: int = 3,
@@ -443,9 +439,9 @@ class RayBackend(Backend):
         self.slots: list[Slot] = []
         self._local: Backend | None = None
         self._owns_ray = False
-        self._host: Any = None
+        self._host: ActorClass | None = None  # PhoneHost as a Ray actor class
 
-    # ----- episodes: listed here, by the inner backend ------------------------------------------------------------
+    # ----- the inner backend, built here: episodes are listed by it ------------------------------------------------
     def local(self) -> Backend:
         """The inner backend built in this process (to list episodes; phones are opened in the actors)."""
         if self._local is None:
@@ -453,12 +449,12 @@ class RayBackend(Backend):
             self._local = make_backend(self.spec, **self.options)
         return self._local
 
-    def suites(self) -> list[str]:
-        return self.local().suites()
+    @property
+    def inner(self) -> Backend:  # type: ignore[override]
+        return self.local()
 
-    def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
-                 tasks: Sequence[str] = ()) -> list[EpisodeRef]:
-        return self.local().episodes(suite, split, n, seed, tasks)
+    def asks_person(self) -> bool:
+        return False  # the phones are the actors', and an actor has no terminal
 
     # ----- the pool -----------------------------------------------------------------------------------------------
     def start(self) -> RayBackend:
@@ -496,11 +492,11 @@ class RayBackend(Backend):
         ray = _ray()
         return [int(pid) for pid in ray.get([s.actor.pid.remote() for s in self.start().slots])]
 
-    def _spawn(self) -> Any:
+    def _spawn(self) -> ActorHandle:
         return self._host.options(num_cpus=self.cpus_per_worker, max_restarts=0).remote(
             self.spec, self.options, self.setup)
 
-    def _wait_ready(self, actors: Sequence[Any]) -> None:
+    def _wait_ready(self, actors: Sequence[ActorHandle]) -> None:
         ray = _ray()
         try:
             ray.get([a.pid.remote() for a in actors], timeout=self.start_timeout)
@@ -564,7 +560,7 @@ class RayBackend(Backend):
                 self._lost(env.slot, generation)
         raise self._gone(env)
 
-    def _get(self, env: _Holder, ref: Any, generation: int, again: Callable[[], Any]) -> Any:
+    def _get(self, env: _Holder, ref: ObjectRef, generation: int, again: Callable[[], ObjectRef]) -> Any:
         """The answer of a call; if its worker died, the phone is rebuilt on a new one and the call made again."""
         ray = _ray()
         for _ in range(self.max_recoveries + 1):
@@ -578,7 +574,7 @@ class RayBackend(Backend):
                 generation, ref = env.slot.generation, again()
         raise self._gone(env)
 
-    def _call(self, env: _Holder, send: Callable[[], Any]) -> Any:
+    def _call(self, env: _Holder, send: Callable[[], ObjectRef]) -> Any:
         self._sync(env)
         return self._get(env, send(), env.slot.generation, send)
 

@@ -202,6 +202,11 @@ class TaskEnv(ABC):
     def close(self) -> None:
         """Release the phone (a no-op where nothing is held)."""
 
+    @property
+    def unwrapped(self) -> TaskEnv:
+        """The environment inside any wrappers (`env.wrappers.TaskEnvWrapper`); itself when there are none."""
+        return self
+
     # ----- the protocol ----------------------------------------------------------------------------------------
     def reset(self) -> tuple[Observation, StepInfo]:
         """Start the episode (again): the first observation and an empty info."""
@@ -350,10 +355,11 @@ def expert_demos(envs: Sequence[TaskEnv], **options: object) -> list[Demonstrati
 
 
 class Backend(ABC):
-    """A source of phones with tasks on them: lists the episodes of a suite and opens one as a `TaskEnv`.
+    """A source of phones with tasks on them: lists the episodes of a suite and opens one as a `TaskEnv`. (This is the
+    one meaning of "backend" in `env/`: see `env.registry`.)
 
-    `max_in_play` is how many of its episodes can be in play at once (None: as many as wanted); a server that holds
-    one phone has 1, and `mobile-r1 eval` refuses more `--workers` than that.
+    `max_in_play` is how many of its episodes can be in play at once (None: as many as wanted); a server or a device
+    that holds one phone has 1, and `mobile-r1 eval` refuses more `--workers` than that.
     """
 
     name: ClassVar[str] = "backend"
@@ -387,6 +393,16 @@ class Backend(ABC):
         caller with such a backend keeps at least that many episodes in flight and steps them together
         (`step_many`) rather than spreading episodes over processes of its own."""
         return 0
+
+    def asks_person(self) -> bool:
+        """Whether playing its episodes may stop to ask the person at this terminal (to approve an action, answer the
+        agent or judge an episode); a caller then keeps the terminal free for the questions (no live display)."""
+        return False
+
+    @property
+    def unwrapped(self) -> Backend:
+        """The backend inside any wrappers (`env.wrappers.BackendWrapper`); itself when there are none."""
+        return self
 
     def _check_ref(self, episode: EpisodeRef) -> None:
         if episode.backend != self.name:

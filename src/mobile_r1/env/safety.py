@@ -3,6 +3,9 @@
     backend = gated(make_backend("sim"), confirm="risky", person=make_person("auto"))   # any backend
     env = backend.open(episode)        # a GatedTaskEnv: every step passes the gate first
 
+`GatedBackend` and `GatedTaskEnv` are wrappers (`env.wrappers`): every member and capability of the backend and its
+phones is there as it was (max_in_play, name_pool, the expert, fork, ...); the gate changes only `open` and `step`.
+
 Classes: payment, transfer, purchase, deletion, sending (sending, posting, sharing, calling), account (log in or
 out, sign up), permission (granting one), settings (changing one), none. The class comes from rules over the
 element the action touches (its text, description and resource id, or the labels inside it) and, for a bare
@@ -26,9 +29,9 @@ from typing import Mapping, Sequence
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.records import Observation, UIElement
-from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.person import ConsentRequest, Person, make_person
-from mobile_r1.env.protocol import JSON, Backend, Demonstration, EpisodeRef, StepInfo, TaskEnv
+from mobile_r1.env.protocol import JSON, Backend, EpisodeRef, StepInfo, TaskEnv
+from mobile_r1.env.wrappers import BackendWrapper, TaskEnvWrapper
 
 CLASSES = ("payment", "transfer", "purchase", "deletion", "sending", "account", "permission", "settings", "none")
 RISKY = frozenset(CLASSES[:-1])
@@ -299,78 +302,57 @@ class Gate:
                             consent.reply)
 
 
-class GatedTaskEnv(TaskEnv):
-    """A task environment behind the gate; everything else (budget, judge, capabilities) is the inner one's."""
+class GatedTaskEnv(TaskEnvWrapper):
+    """A task environment behind the gate: every step passes the gate first. Everything else (the budget, the judge,
+    the capabilities, the expert, any member of the inner environment) is the inner one's; a refused step reaches the
+    inner environment as a skipped turn (`skip`: it costs the step and touches nothing)."""
 
-    def __init__(self, inner: TaskEnv, gate: Gate, max_steps: int | None = None) -> None:
-        super().__init__(inner.episode, max_steps if max_steps is not None else inner.budget)
-        self.inner = inner
+    def __init__(self, inner: TaskEnv, gate: Gate) -> None:
+        super().__init__(inner)
         self.gate = gate
-        self.capabilities = inner.capabilities  # type: ignore[misc]
         self.decisions: list[GateDecision] = []
 
-    def _reset(self) -> Observation:
-        observation, _ = self.inner.reset()
+    def reset(self) -> tuple[Observation, StepInfo]:
+        started = self.inner.reset()
         self.decisions = []
-        return observation
+        return started
 
-    def _step(self, action: Action) -> tuple[Observation, bool, StepInfo]:
+    def step(self, action: Action) -> tuple[Observation, bool, bool, StepInfo]:
+        self._live()  # nobody is asked about a step the episode cannot take
         decision = self.gate.decide(self.episode, self.steps + 1, self.observation, action)
         self.decisions.append(decision)
         if not decision.approved:
-            assert self.observation is not None
             what = decision.action_class.replace("_", " ")
-            info = StepInfo(error=f"the safety gate stopped this action ({what}): the owner did not approve it",
-                            user_reply=decision.reply or f"No, do not do that ({what}).",
-                            extra={"gate": decision.to_dict()})
-            return self.observation, False, info
-        observation, terminated, _, info = self.inner.step(action)
+            observation, terminated, truncated, info = self.inner.skip(
+                f"the safety gate stopped this action ({what}): the owner did not approve it")
+            info.user_reply = decision.reply or f"No, do not do that ({what})."
+            info.extra["gate"] = decision.to_dict()
+            return observation, terminated, truncated, info
+        observation, terminated, truncated, info = self.inner.step(action)
         record = decision.to_dict()
         record["effects"] = list(irreversible(info.effects))
         info.extra["gate"] = record
-        return observation, terminated, info
+        return observation, terminated, truncated, info
 
-    def judge(self) -> Judgement:
-        judgement = self.inner.judge()
-        judgement.verdict.steps = self.steps
-        return judgement
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def fork(self) -> TaskEnv:
-        other = GatedTaskEnv(self.inner.fork(), self.gate, self.budget)
-        other.observation, other.steps = self.observation, self.steps
-        other.terminated, other.truncated = self.terminated, self.truncated
+    def fork(self) -> GatedTaskEnv:
+        other = super().fork()
+        assert isinstance(other, GatedTaskEnv)
         other.decisions = list(self.decisions)
         return other
 
-    def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                    render: bool = False, search_first: bool = False) -> Demonstration:
-        return self.inner.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render,
-                                      search_first=search_first)
 
-
-class GatedBackend(Backend):
-    """Any backend with the gate in front of its phones."""
+class GatedBackend(BackendWrapper):
+    """Any backend with the gate in front of its phones; every other member is the inner backend's."""
 
     def __init__(self, inner: Backend, gate: Gate) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = gate
-        self.name = inner.name  # type: ignore[misc]
-
-    def suites(self) -> list[str]:
-        return self.inner.suites()
-
-    def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
-                 tasks: Sequence[str] = ()) -> list[EpisodeRef]:
-        return self.inner.episodes(suite, split, n, seed, tasks)
 
     def open(self, episode: EpisodeRef, max_steps: int | None = None) -> GatedTaskEnv:
-        return GatedTaskEnv(self.inner.open(episode, max_steps), self.gate, max_steps)
+        return GatedTaskEnv(self.inner.open(episode, max_steps), self.gate)
 
-    def close(self) -> None:
-        self.inner.close()
+    def asks_person(self) -> bool:
+        return self.gate.person.present or self.inner.asks_person()
 
 
 def gated(backend: Backend, confirm: str = "risky", person: Person | str = "auto") -> Backend:

@@ -1,35 +1,35 @@
-"""An OpenAI-compatible chat-completions server in front of a local transformers model (`HFBackend`: dynamic
-batching, streaming, logprobs, token ids, LoRA adapter hot-swap) or any `ChatBackend` (echo, scripted replies)."""
+"""An OpenAI-compatible chat-completions server in front of a local transformers model (`HFEngine`: dynamic
+batching, streaming, logprobs, token ids, LoRA adapter hot-swap) or any `ChatModel` (echo, scripted replies)."""
 
 from typing import Any
 
-from mobile_r1.serve.backend import ChatBackend, EchoBackend, ScriptedBackend, make_backend
+from mobile_r1.serve.chat_models import ChatModel, EchoModel, ScriptedModel, make_chat_model
 from mobile_r1.serve.engine import ChatResult, Completion, Engine, SamplingParams, ServeError, TextEngine
 from mobile_r1.serve.server import LoopbackServer, ServerSettings, create_app, free_port, serve
 
 __all__ = [
-    "ChatBackend",
+    "ChatModel",
     "ChatResult",
     "Completion",
-    "EchoBackend",
+    "EchoModel",
     "Engine",
-    "HFBackend",
+    "HFEngine",
     "LoopbackServer",
     "SamplingParams",
-    "ScriptedBackend",
+    "ScriptedModel",
     "ServeError",
     "ServerSettings",
     "TextEngine",
     "create_app",
     "free_port",
-    "make_backend",
+    "make_chat_model",
     "serve",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "HFBackend":  # needs torch and transformers: imported when asked for
-        from mobile_r1.serve.hf import HFBackend
+    if name == "HFEngine":  # needs torch and transformers: imported when asked for
+        from mobile_r1.serve.hf import HFEngine
 
-        return HFBackend
+        return HFEngine
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,8 +3,8 @@
 The HTTP layer (`server.py`) turns a request into `SamplingParams` and typed messages, asks an engine to `prepare`
 them (every check that can refuse the request, in a worker thread, before anything is queued), then `submit`s the
 prepared job with a `Sink` that receives the streamed pieces and the result from whatever thread generates.
-Two engines exist: `HFBackend` (`serve/hf.py`, a local transformers model with dynamic batching and LoRA adapters)
-and `TextEngine`, which puts any `ChatBackend` (a function from messages to one reply: echo, scripted test replies)
+Two engines exist: `HFEngine` (`serve/hf.py`, a local transformers model with dynamic batching and LoRA adapters)
+and `TextEngine`, which puts any `ChatModel` (a function from messages to one reply: echo, scripted test replies)
 behind the same protocol.
 """
 
@@ -45,7 +45,7 @@ class SamplingParams:
     `include_stop_str_in_output` and `top_k`).
 
     `max_tokens` None means the server's default, capped by the room the context leaves. `seed` None means the
-    server's seed (`HFBackend(seed=...)`); choice `i` of `n` samples from seed `seed + i`, so `n=3, seed=5` gives the
+    server's seed (`HFEngine(seed=...)`); choice `i` of `n` samples from seed `seed + i`, so `n=3, seed=5` gives the
     completions three requests with seeds 5, 6 and 7 would. Temperature 0 is greedy decoding. `skip_special_tokens`
     drops special tokens from the text (never the end-of-turn and padding tokens, which are always dropped, nor the
     token ids); off by default, unlike vLLM, because the dialects' tags are special tokens in the presets' tokenizer.
@@ -208,7 +208,7 @@ class Engine(Protocol):
         ...
 
 
-class ChatBackend(Protocol):
+class ChatModel(Protocol):
     """Anything that turns chat messages into one assistant reply (served through `TextEngine`)."""
 
     def complete(self, messages: Sequence[ChatMessage], temperature: float, max_tokens: int) -> str:
@@ -226,13 +226,13 @@ class _TextJob:
 
 @dataclass
 class TextEngine:
-    """A `ChatBackend` behind the `Engine` protocol: each choice is one `complete` call, in a small thread pool.
+    """A `ChatModel` behind the `Engine` protocol: each choice is one `complete` call, in a small thread pool.
 
     It has no tokenizer, so it reports no token ids and zero usage, refuses `logprobs` and `return_token_ids`, and
     applies `stop` to the text it gets back; it has no adapters.
     """
 
-    backend: ChatBackend
+    model: ChatModel
     model_name: str = "mobile-r1"
     workers: int = 8
     _pool: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
@@ -243,14 +243,14 @@ class TextEngine:
     def prepare(self, messages: Sequence[ChatMessage], params: SamplingParams, model: str | None,
                 stream: bool = False) -> _TextJob:
         if params.logprobs or params.return_token_ids:
-            raise ServeError("this server's backend has no tokenizer: logprobs and return_token_ids need a model "
+            raise ServeError("this server's model has no tokenizer: logprobs and return_token_ids need a model "
                              "(mobile-r1 serve --model hf:...)")
         return _TextJob(list(messages), params, model or self.model_name)
 
     def prepare_prompt(self, prompt: str | Sequence[int], params: SamplingParams, model: str | None,
                        add_special_tokens: bool = True) -> _TextJob:
         if not isinstance(prompt, str):
-            raise ServeError("this server's backend has no tokenizer: send the prompt as text, or serve a model "
+            raise ServeError("this server's model has no tokenizer: send the prompt as text, or serve a model "
                              "(mobile-r1 serve --model hf:...) to send token ids")
         return self.prepare([ChatMessage("user", (TextPart(prompt),))], params, model)
 
@@ -267,12 +267,12 @@ class TextEngine:
         try:
             completions = []
             for index in range(job.params.n):
-                text = self.backend.complete(job.messages, job.params.temperature,
+                text = self.model.complete(job.messages, job.params.temperature,
                                              job.params.max_tokens or DEFAULT_MAX_TOKENS)
                 text = cut_at_stop(text, job.params.stop, job.params.include_stop_str_in_output)
                 completions.append(Completion(index, text, (), "stop"))
             sink.finish(ChatResult(job.model, tuple(completions)))
-        except BaseException as exc:  # the backend's failure goes to the client as a 4xx/5xx
+        except BaseException as exc:  # the model's failure goes to the client as a 4xx/5xx
             sink.fail(exc)
         finally:
             with self._lock:
@@ -280,7 +280,7 @@ class TextEngine:
                 self._done += 1
 
     def load_adapter(self, name: str, path: str) -> None:
-        raise ServeError("this server's backend takes no LoRA adapters; serve a model (mobile-r1 serve --model hf:...)")
+        raise ServeError("this server's model takes no LoRA adapters; serve a model (mobile-r1 serve --model hf:...)")
 
     def unload_adapter(self, name: str) -> None:
         raise NotFoundError(f"The lora adapter '{name}' cannot be found.")

@@ -1,8 +1,8 @@
-"""`HFBackend`: a local transformers model served with dynamic batching, per-row sampling and hot-swapped LoRA adapters.
+"""`HFEngine`: a local transformers model served with dynamic batching, per-row sampling and hot-swapped LoRA adapters.
 
-    backend = HFBackend(load_policy("tiny-lm"), max_batch=16, batch_window=0.005)
-    job = backend.prepare(messages, SamplingParams(temperature=0, max_tokens=32), model=None)
-    backend.submit(job, sink)            # sink.finish(ChatResult) comes from the engine's thread
+    engine = HFEngine(load_policy("tiny-lm"), max_batch=16, batch_window=0.005)
+    job = engine.prepare(messages, SamplingParams(temperature=0, max_tokens=32), model=None)
+    engine.submit(job, sink)             # sink.finish(ChatResult) comes from the engine's thread
 
 Batching. One worker thread owns the model. Requests that arrive within `batch_window` seconds of the first waiting
 one (or while a batch runs) are merged into one left-padded `generate` call of at most `max_batch` rows; a request
@@ -145,10 +145,10 @@ class _Row:
         return self.done or self.preempted
 
 
-class HFBackend:
+class HFEngine:
     """A `mobile_r1.models.Policy` behind the `Engine` protocol (see the module docstring).
 
-    `seed` is the seed of requests that bring none (None: fresh randomness for each). The backend owns the model's
+    `seed` is the seed of requests that bring none (None: fresh randomness for each). The engine owns the model's
     adapters: loading one wraps the policy's model in peft, in place.
     """
 
@@ -688,7 +688,7 @@ def _stable_length(text: str, stops: Sequence[str]) -> int:
 class _Step:
     """The rows of one `generate` call, shared by its logits processor and stopping criterion."""
 
-    def __init__(self, engine: HFBackend, rows: list[_Row]) -> None:
+    def __init__(self, engine: HFEngine, rows: list[_Row]) -> None:
         self.engine = engine
         self.rows = rows
         self.steps = 0
@@ -724,7 +724,7 @@ class _Pick(LogitsProcessor):
 
 
 class _Stop(StoppingCriteria):
-    """Reads each row's new token (`HFBackend._advance`) and cuts the batch when it should yield."""
+    """Reads each row's new token (`HFEngine._advance`) and cuts the batch when it should yield."""
 
     def __init__(self, step: _Step) -> None:
         self.step = step
@@ -764,7 +764,7 @@ def _sample(scores: torch.Tensor, params: SamplingParams, generator: Any) -> int
     return int(torch.multinomial(probs, num_samples=1, generator=generator)[0, 0])
 
 
-def _logprob(engine: HFBackend, row: torch.Tensor, token: int, top: int) -> TokenLogprob:
+def _logprob(engine: HFEngine, row: torch.Tensor, token: int, top: int) -> TokenLogprob:
     import torch
 
     def value(x: float) -> float:

@@ -1,9 +1,9 @@
 """The OpenAI-compatible HTTP server: chat completions, models, health and LoRA adapter hot-swap, over FastAPI + uvicorn.
 
-    backend = make_backend("hf:tiny-lm")
-    serve(backend, host="127.0.0.1", port=8000, model_name="tiny-lm")     # blocks
+    model = make_chat_model("hf:tiny-lm")
+    serve(model, host="127.0.0.1", port=8000, model_name="tiny-lm")       # blocks
 
-    with LoopbackServer(ScriptedBackend(["hi"])) as server:               # background thread, stops on exit
+    with LoopbackServer(ScriptedModel(["hi"])) as server:               # background thread, stops on exit
         client = openai.OpenAI(base_url=server.base_url, api_key="none")
 
 Endpoints: POST /v1/chat/completions (`api.py` lists the fields; `stream: true` answers server-sent events,
@@ -58,7 +58,7 @@ from mobile_r1.serve.api import (
     usage_body,
 )
 from mobile_r1.serve.engine import (
-    ChatBackend,
+    ChatModel,
     ChatResult,
     Delta,
     Engine,
@@ -136,24 +136,24 @@ def _status_of(error: BaseException) -> tuple[int, str]:
         return error.status, str(error)
     if isinstance(error, MobileR1Error):
         return 400, str(error)
-    return 500, f"backend error: {type(error).__name__}: {error}"
+    return 500, f"model error: {type(error).__name__}: {error}"
 
 
-def create_app(backend: ChatBackend | Engine, model_name: str | None = None,
+def create_app(model: ChatModel | Engine, model_name: str | None = None,
                settings: ServerSettings | None = None) -> Any:
-    """A FastAPI app answering OpenAI chat-completions requests with `backend` (an `Engine` such as `HFBackend`, or a
-    plain `ChatBackend` served through `TextEngine`)."""
+    """A FastAPI app answering OpenAI chat-completions requests with `model` (an `Engine` such as `HFEngine`, or a
+    plain `ChatModel` served through `TextEngine`)."""
     import anyio
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
     settings = settings or ServerSettings()
-    if isinstance(backend, Engine):
-        engine = backend
+    if isinstance(model, Engine):
+        engine = model
         if model_name:
             engine.model_name = model_name
     else:
-        engine = TextEngine(backend, model_name or "mobile-r1")
+        engine = TextEngine(model, model_name or "mobile-r1")
     preparing = anyio.Semaphore(settings.max_preparing)
     app = FastAPI(title="mobile-r1 serve", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.engine = engine
@@ -351,13 +351,13 @@ def _uvicorn_config(app: Any, host: str, port: int, settings: ServerSettings) ->
                           limit_concurrency=settings.max_connections, timeout_graceful_shutdown=5)
 
 
-def serve(backend: ChatBackend | Engine, *, host: str = "127.0.0.1", port: int = 8000, model_name: str | None = None,
+def serve(model: ChatModel | Engine, *, host: str = "127.0.0.1", port: int = 8000, model_name: str | None = None,
           settings: ServerSettings | None = None) -> None:
-    """Serve `backend` until interrupted (Ctrl-C)."""
+    """Serve `model` until interrupted (Ctrl-C)."""
     import uvicorn
 
     settings = settings or ServerSettings()
-    app = create_app(backend, model_name, settings)
+    app = create_app(model, model_name, settings)
     try:
         uvicorn.Server(_uvicorn_config(app, host, port, settings)).run()
     finally:
@@ -365,7 +365,7 @@ def serve(backend: ChatBackend | Engine, *, host: str = "127.0.0.1", port: int =
 
 
 class LoopbackServer:
-    """Serve a backend on 127.0.0.1 in a background thread for the length of a `with` block.
+    """Serve a model on 127.0.0.1 in a background thread for the length of a `with` block.
 
     Startup waits at most `start_timeout` seconds; leaving the block stops the server and the engine's thread (at
     most `stop_timeout` seconds). `base_url` is the OpenAI client's base URL (`http://127.0.0.1:PORT/v1`).
@@ -373,7 +373,7 @@ class LoopbackServer:
 
     def __init__(
         self,
-        backend: ChatBackend | Engine,
+        model: ChatModel | Engine,
         *,
         model_name: str | None = None,
         port: int | None = None,
@@ -388,7 +388,7 @@ class LoopbackServer:
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
         settings = settings or ServerSettings()
-        self.app = create_app(backend, model_name, settings)
+        self.app = create_app(model, model_name, settings)
         self._server = uvicorn.Server(_uvicorn_config(self.app, self.host, self.port, settings))
         self._thread = threading.Thread(target=self._server.run, name=f"serve-{self.port}", daemon=True)
 

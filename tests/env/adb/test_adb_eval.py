@@ -125,6 +125,6 @@ def test_eval_on_a_device_explains_bad_suites_and_workers(adb_server: int, tmp_p
         code = main(["eval", "--agent", "oracle", "--env", f"adb:{device.serial}", "--suite", "nope", "--episodes", "1"])
         assert code == 2 and "unknown suite 'nope' for a device" in capsys.readouterr().err
         assert main(["eval", "--agent", "oracle", "--env", f"adb:{device.serial}", "--workers", "2"]) == 2
-        assert "one episode at a time" in capsys.readouterr().err
+        assert "1 episode(s) at a time; use --workers 1" in capsys.readouterr().err
     finally:
         stop_adbd(device)

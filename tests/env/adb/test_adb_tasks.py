@@ -11,7 +11,7 @@ import pytest
 from mobile_r1.cli.main import main
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import get_dialect
-from mobile_r1.serve import LoopbackServer, ScriptedBackend
+from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 from adb_fixtures import SimulatedDevice
 
@@ -30,9 +30,9 @@ def test_inquirebench_tasks_with_the_simulated_user_and_the_model_judge(sim_devi
     tasks = shared_dir / "data" / "inquirebench" / "tasks_zh.jsonl"
     intents = [json.loads(line)["intension"] for line in tasks.read_text(encoding="utf-8").splitlines()[:2]]
     sim_device.simctl("reset", "0")
-    agent = ScriptedBackend([ASK, DONE, ASK, DONE])
-    user = ScriptedBackend(["发给张三吧。"])
-    judge = ScriptedBackend([VERDICT])
+    agent = ScriptedModel([ASK, DONE, ASK, DONE])
+    user = ScriptedModel(["发给张三吧。"])
+    judge = ScriptedModel([VERDICT])
     run = tmp_path / "run"
     with LoopbackServer(agent, model_name="agent") as a, LoopbackServer(user, model_name="user") as u, \
             LoopbackServer(judge, model_name="judge") as j:

@@ -16,7 +16,7 @@ from mobile_r1.env.adb.tasks import load_task_file
 from mobile_r1.env.adb.users import OpenAIUser
 from mobile_r1.env.sim.servers.adbd import SimDevice
 from mobile_r1.env.sim.servers.adbd.shell import tokenize
-from mobile_r1.serve import LoopbackServer, ScriptedBackend
+from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 INSTALLED = {"com.tencent.mm", "com.eg.android.AlipayGphone", "com.android.chrome", "com.sim.wallet",
              "com.google.android.apps.maps", "com.android.settings", "com.ss.android.ugc.aweme"}
@@ -85,7 +85,7 @@ def test_our_own_task_files(tmp_path: Path) -> None:
 
 
 def test_the_simulated_user_is_told_the_intent_in_the_tasks_language() -> None:
-    backend = ScriptedBackend(["Yes, Ann Lee."])
+    backend = ScriptedModel(["Yes, Ann Lee."])
     episode = EpisodeRef("e", "给安发消息", "e", "adb", language="zh", meta={"intension": "给安·李发“你好”"})
     with LoopbackServer(backend, model_name="user") as server:
         user = OpenAIUser("user", base_url=server.base_url)

@@ -11,14 +11,13 @@ from mobile_r1.env.adb.tasks import load_task_file
 from mobile_r1.env.person import make_person
 from mobile_r1.env.protocol import Backend
 from mobile_r1.env.registry import register_backend
+from mobile_r1.env.safety import gated
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False, confirm: str = "risky",
              person: str = "auto", **options: Any) -> Backend:
     """`adb[:SERIAL]`; `confirm` (risky | all | none) sets the safety gate, `person` who is asked (auto | tty | none);
     other options are `AdbBackend`'s."""
-    from mobile_r1.env.safety import gated
-
     owner = make_person(person)
     backend = AdbBackend(argument or None, render=render, scale=scale, xml=xml, person=owner, **options)
     return gated(backend, confirm, owner)

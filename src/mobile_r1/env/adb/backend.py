@@ -1,5 +1,5 @@
 """The `adb` backend: a real Android phone or emulator (or the simulated phone served by `mobile-r1 sim adbd`) behind
-the environment protocol.
+the environment protocol, as a `Backend` (`AdbBackend`) and the `TaskEnv` it opens (`AdbTaskEnv`).
 
     backend = make_backend("adb:emulator-5554", render=True, scale=0.3)     # the safety gate is on (confirm=risky)
     refs = backend.episodes("tasks.txt")            # a task file (InquireBench's, or one instruction per line)
@@ -20,8 +20,10 @@ On the simulated device (its `simctl` side channel answers) the simulator's suit
 `simctl start` sets the episode up, the actions that are not gestures (call_user, answer, wait, terminate) go
 through `simctl act` so the simulated phone's clock, user and log see them, the step's error and effects come back
 with each gesture (`; simctl last`), `judge` is the rule judge's verdict (`simctl judge`), and the EXPERT
-capability is served by a local simulator for the same episode (deterministic per seed), so the oracle agents play
-over adb. Task-file episodes are judged by `judge` ("person", "model", "model+person"; see `env.judges`).
+capability is served by the simulator's task source for the same episode (deterministic per seed), so the oracle
+agents play over adb. The suites and the expert come through `env.task_source` (the source `OUR_PHONE`): this module
+never imports the simulator. Task-file episodes are judged by `judge` ("person", "model", "model+person"; see
+`env.judges`). A device plays one episode at a time (`max_in_play = 1`).
 
 Device failures (gone, not answering after one reconnect, a truncated PNG, an empty UI dump) raise `InfraError`:
 the evaluation records that episode apart and goes on.
@@ -48,9 +50,9 @@ from mobile_r1.env.judges import Trajectory, TrajectoryJudge, make_judge
 from mobile_r1.env.person import Person, make_person
 from mobile_r1.env.protocol import JSON, Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.safety import Gate
+from mobile_r1.env.task_source import OUR_PHONE, TaskSource, task_source
 
 NAME = "adb"
-SIM_SUITES = ("inquire-sim", "nav-sim")
 KEYS = {"back": 4, "home": 3, "menu": 187, "enter": 66}
 LONG_PRESS_MS = 1000  # a long press without a time
 SWIPE_MS = 300
@@ -85,6 +87,7 @@ class AdbBackend(Backend):
     """
 
     name = NAME
+    max_in_play = 1  # a device plays one episode at a time
 
     def __init__(self, serial: str | None = None, *, render: bool = True, scale: float = 0.3, xml: bool = False,
                  timeout: float = 20.0, settle: float | None = None, person: Person | str = "auto", user: str = "auto",
@@ -114,14 +117,17 @@ class AdbBackend(Backend):
         self._responder: Responder | None = None
         self._judges: dict[str, TrajectoryJudge] = {}
         self._open: AdbTaskEnv | None = None
-        self._sim_backend: Any = None
+        self._tasks: TaskSource | None = None
 
     @property
     def serial(self) -> str:
         return self.device.serial
 
     def suites(self) -> list[str]:
-        return list(SIM_SUITES) if self.sim else []
+        return self.task_source().suites() if self.sim else []
+
+    def asks_person(self) -> bool:
+        return self.person.present  # the owner answers call_user and judges task-file episodes
 
     # ----- episodes ----------------------------------------------------------------------------------------------
     def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
@@ -133,21 +139,20 @@ class AdbBackend(Backend):
                 refs = [r for r in refs if r.task in set(tasks)]
             self._check_judge()
             return refs[:n] if n is not None else refs
-        if suite is not None and suite not in SIM_SUITES:
+        ours = self.task_source().suites()
+        if suite is not None and suite not in ours:
             raise ConfigError(f"unknown suite {suite!r} for a device: pass --tasks FILE (InquireBench's tasks_*.jsonl, "
                               "or one instruction per line in a .txt), or a simulator suite on the simulated device")
         if not self.sim:
-            raise ConfigError(f"device {self.serial} is a real phone: simulator suites ({', '.join(SIM_SUITES)}) play "
+            raise ConfigError(f"device {self.serial} is a real phone: simulator suites ({', '.join(ours)}) play "
                               "only on the simulated device (`mobile-r1 sim adbd`); pass --tasks FILE")
-        return [sim_ref_on_adb(r) for r in self.sim_backend().episodes(suite, split, n, seed, tasks)]
+        return [sim_ref_on_adb(r) for r in self.task_source().episodes(suite, split, n, seed, tasks)]
 
-    def sim_backend(self) -> Any:
-        """A local simulator (for the simulator's suites and the expert of their episodes)."""
-        if self._sim_backend is None:
-            from mobile_r1.env.sim import SimBackend
-
-            self._sim_backend = SimBackend(render=False, scale=self.scale, xml=False, specs=self.specs)
-        return self._sim_backend
+    def task_source(self) -> TaskSource:
+        """The simulator's suites and expert, for the simulated device (`env.task_source`)."""
+        if self._tasks is None:
+            self._tasks = task_source(OUR_PHONE, specs=self.specs)
+        return self._tasks
 
     def open(self, episode: EpisodeRef, max_steps: int | None = None) -> AdbTaskEnv:
         self._check_ref(episode)
@@ -329,9 +334,9 @@ class AdbTaskEnv(TaskEnv):
         """(EXPERT, simulator episodes) The expert's demonstration on a local simulator for the same episode."""
         self.require(Capability.EXPERT, "expert_demo()")
         assert self.sim_ref is not None
-        local = self.backend.sim_backend().open(self.sim_ref)
-        return local.expert_demo(ask=ask, self_correct=self_correct, seed=seed, render=render,
-                                 search_first=search_first)
+        return self.backend.task_source().expert_demo(self.sim_ref, via="adb", ask=ask, self_correct=self_correct,
+                                                      seed=seed, render=render, scale=self.backend.scale,
+                                                      search_first=search_first)
 
     # ----- observing -----------------------------------------------------------------------------------------------------
     def _settle(self) -> None:
@@ -521,4 +526,4 @@ def _notice(size: tuple[int, int], what: str) -> Any:
     return image
 
 
-__all__ = ["AdbBackend", "AdbTaskEnv", "sim_ref_on_adb", "NAME", "SIM_SUITES"]
+__all__ = ["AdbBackend", "AdbTaskEnv", "sim_ref_on_adb", "NAME"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mobile_r1.core.errors import ConfigError, DataError
+from mobile_r1.core.formats.inquire import load_inquire_tasks
 from mobile_r1.env.protocol import EpisodeRef
 
 DEFAULT_STEPS = 20
@@ -79,8 +80,6 @@ def load_task_file(path: str | Path) -> list[EpisodeRef]:
         raise DataError(f"{path}: {exc}") from None
     refs: list[EpisodeRef] = []
     if _inquirebench(records):
-        from mobile_r1.core.formats.inquire import load_inquire_tasks
-
         for task in load_inquire_tasks(path):
             refs.append(EpisodeRef(
                 id=task.id, instruction=task.instruction, task=task.id, backend="adb", split="test", seed=0,

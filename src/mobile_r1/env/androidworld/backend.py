@@ -1,5 +1,6 @@
 """The `androidworld` backend: episodes played on an AndroidWorld server (its docker image, or our simulated phone
-served with its API), through AndroidWorld's HTTP API.
+served with its API), through AndroidWorld's HTTP API, as a `Backend` (`AndroidWorldBackend`) and the `TaskEnv` it
+opens (`AndroidWorldTaskEnv`).
 
     backend = make_backend("androidworld:http://127.0.0.1:5000", timeout=60)
     episodes = backend.episodes("androidworld", "test", n=20, seed=30)   # AndroidWorld's 116 tasks, round-robin
@@ -18,8 +19,10 @@ Which episodes `episodes(suite, split, n, seed, tasks)` lists:
 - `suite` one of our suites (`nav-sim`, `inquire-sim`) on our simulated phone's server: the episodes the `sim`
   backend lists for (suite, split, n, seed), with the same ids, instructions and budgets, each found on the server
   as task type = its task id, task_idx = its place among that task's episodes in the split (the server's task family
-  `SUITE/SPLIT`); `tasks` keeps those task types of the split. On these the expert can demonstrate (EXPERT): it plans on a local simulated phone that performs
-  every action as the server will, so its plan replays exactly.
+  `SUITE/SPLIT`); `tasks` keeps those task types of the split. On these the expert can demonstrate (EXPERT): it plans
+  on a local simulated phone that performs every action as the server will, so its plan replays exactly. Our suites,
+  their episodes and the expert come through `env.task_source` (the source `OUR_PHONE`, `via="androidworld"`): this
+  module never imports the simulator.
 
 An episode: `reset` re-initialises the suite (AndroidWorld refuses to initialise a task instance twice; this also
 puts back a suite a restarted server lost), checks that `task/goal` still reads the episode's instruction, sends
@@ -41,7 +44,7 @@ from dataclasses import replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ActionError, ConfigError, EnvError, InfraError, MobileR1Error
@@ -51,6 +54,10 @@ from mobile_r1.env.androidworld.client import DEFAULT_RECONNECT, DEFAULT_SETUP_T
 from mobile_r1.env.androidworld.wire import element_from_wire, to_json_action
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
+from mobile_r1.env.task_source import OUR_PHONE, TaskSource, task_source
+
+if TYPE_CHECKING:
+    from httpx import BaseTransport
 
 NAME = "androidworld"
 SUITE = "androidworld"  # our name for AndroidWorld's whole suite
@@ -113,7 +120,7 @@ class AndroidWorldBackend(Backend):
                  timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
                  reconnect: float = DEFAULT_RECONNECT, n_task_combinations: int = 1, complexity: str | Mapping[str, Any] | None = None,
                  default_complexity: float = 3.0, wait_to_stabilize: bool = False, close_server: bool = False,
-                 transport: Any = None) -> None:
+                 transport: BaseTransport | None = None) -> None:
         if not url or not url.startswith(("http://", "https://")):
             raise ConfigError(f"the androidworld environment needs the server's URL: --env androidworld:http://HOST:PORT "
                               f"(got {url!r}); start one with AndroidWorld's docker image or `mobile-r1 sim serve "
@@ -136,6 +143,7 @@ class AndroidWorldBackend(Backend):
         self._transport = transport
         self._client: AndroidWorldClient | None = None
         self._simulated: bool | None = None
+        self._tasks: TaskSource | None = None
 
     @property
     def client(self) -> AndroidWorldClient:
@@ -161,8 +169,6 @@ class AndroidWorldBackend(Backend):
     # ----- episodes ------------------------------------------------------------------------------------------------
     def episodes(self, suite: str | None, split: str = "test", n: int | None = None, seed: int = 0,
                  tasks: Sequence[str] = ()) -> list[EpisodeRef]:
-        from mobile_r1.tasks.suites import SUITES
-
         if n is not None and n < 1:
             raise ConfigError(f"n must be >= 1, got {n}")
         try:
@@ -171,7 +177,7 @@ class AndroidWorldBackend(Backend):
             raise InfraError(f"{exc} Start one: AndroidWorld's docker image (docker run --privileged -p 5000:5000 -it "
                              "android_world:latest) or our simulated phone (mobile-r1 sim serve --api androidworld "
                              "--port 5000)") from None
-        if suite in SUITES:
+        if suite is not None and suite not in (SUITE, *FAMILIES) and suite in self.task_source().suites():
             if not self.simulated:
                 raise ConfigError(f"{suite!r} is a suite of our simulated phone; the server at {self.url} is "
                                   f"AndroidWorld's, whose suites are {SUITE!r} (all its tasks) or a task family: "
@@ -211,10 +217,14 @@ class AndroidWorldBackend(Backend):
                       "n_task_combinations": combinations, "goal_template": self.client.template(task_type, index)}))
         return refs
 
-    def _sim_episodes(self, suite: str, split: str, n: int | None, seed: int, tasks: Sequence[str]) -> list[EpisodeRef]:
-        from mobile_r1.env.sim import SimBackend
+    def task_source(self) -> TaskSource:
+        """Our simulated phone's suites and expert (`env.task_source`)."""
+        if self._tasks is None:
+            self._tasks = task_source(OUR_PHONE)
+        return self._tasks
 
-        whole = SimBackend(render=False).episodes(suite, split, None, seed)
+    def _sim_episodes(self, suite: str, split: str, n: int | None, seed: int, tasks: Sequence[str]) -> list[EpisodeRef]:
+        whole = self.task_source().episodes(suite, split, None, seed)
         if n is not None and n > len(whole):
             raise ConfigError(f"{suite}/{split} has {len(whole)} episodes on the server; ask for at most that many")
         place: dict[str, int] = {}
@@ -372,10 +382,9 @@ class AndroidWorldTaskEnv(TaskEnv):
         """(EXPERT, our suites' episodes on our simulated phone's server) The expert's demonstration, planned on a
         local simulated phone that performs each action as the server does through AndroidWorld's API."""
         self.require(Capability.EXPERT, "expert_demo()")
-        from mobile_r1.env.androidworld.expert import demonstrate
-
-        return demonstrate(self.episode, ask=ask, self_correct=self_correct, seed=seed, render=render,
-                           scale=self.backend.scale, search_first=search_first)
+        return self.backend.task_source().expert_demo(self.episode, via="androidworld", ask=ask,
+                                                      self_correct=self_correct, seed=seed, render=render,
+                                                      scale=self.backend.scale, search_first=search_first)
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,

@@ -1,4 +1,6 @@
-"""The simulated phone as a backend behind the door: its suites' episodes, and a phone with a task on it.
+"""The simulated phone as a backend behind the door (`SimBackend`: its suites' episodes) and a phone with a task on it
+(`SimTaskEnv`, the `TaskEnv` it opens), with the factory that `make_backend("sim")` calls. "Backend" means a
+`Backend` of the protocol, here as everywhere under `env/` (`env.registry`).
 
     backend = SimBackend(render=False)
     refs = backend.episodes("inquire-sim", "test", n=24)        # EpisodeRef per (spec, template, seed)
@@ -21,11 +23,13 @@ from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EpisodeRef, StepInfo, TaskEnv
 from mobile_r1.env.registry import register_backend
+from mobile_r1.env.safety import gated
 from mobile_r1.env.sim.episode import (TaskEpisode, build_split, family_episodes, file_episodes, make_episode,
                                        phone_apps, released_episode)
+from mobile_r1.env.sim.expert import demonstrate
 from mobile_r1.env.sim.judge import judge
-from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.user import SimulatedUser
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.apps.chat import NAMES as CHAT_NAMES
 from mobile_r1.sim.apps.phone import FIRST, LABELS, LAST
 from mobile_r1.sim.apps.shop import BRANDS
@@ -192,23 +196,13 @@ class SimTaskEnv(TaskEnv):
 
     def expert_demo(self, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
                     render: bool = False, search_first: bool = False) -> Demonstration:
-        from mobile_r1.env.sim.expert import Expert
-
-        episode = self.task
-        if not ask:  # planned as if the task needed no question: it acts as if the user had agreed
-            spec = episode.spec.model_copy(update={"inquiries": []})
-            episode = TaskEpisode(spec, episode.split, episode.template, episode.seed, dict(episode.params),
-                                  episode.instruction, episode.locale)
-        run = Expert(seed=seed, self_correct=self_correct, render=render, scale=self.backend.scale,
-                     search_first=search_first).run(episode)
-        return Demonstration(run.episode, run.judgement.verdict, run.stuck)
+        return demonstrate(self.task, ask=ask, self_correct=self_correct, seed=seed, render=render,
+                           scale=self.backend.scale, search_first=search_first)
 
 
 def _factory(argument: str | None, render: bool = True, scale: float = 0.3, xml: bool = False,
              specs: str | None = None, specs_only: bool = False, confirm: str = "none", person: str = "auto") -> Backend:
     """`confirm` puts the safety gate in front of the phones (off by default in the simulator; see `env.safety`)."""
-    from mobile_r1.env.safety import gated
-
     if argument:
         raise ConfigError(f"the sim environment takes no argument, got 'sim:{argument}'")
     return gated(SimBackend(render=render, scale=scale, xml=xml, specs=specs, specs_only=specs_only), confirm, person)

@@ -18,17 +18,19 @@ import heapq
 import itertools
 import marshal
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.records import Episode, Step, UIElement
 from mobile_r1.core.verdict import Judgement
+from mobile_r1.env.protocol import Demonstration
 from mobile_r1.env.sim.episode import TaskEpisode
 from mobile_r1.env.sim.expert_words import KINDS_ZH, words
 from mobile_r1.env.sim.judge import judge
-from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.sim.state import check, match_detail
+from mobile_r1.sim.apps import resolve as resolve_app
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Condition, Inquiry, fill, on_screen
 
@@ -336,8 +338,6 @@ class Expert:
         state = {"stuck": None, "recovering": False, "stopped": False}
         user = env.user
         w = words(episode.locale)
-        from mobile_r1.sim.apps import resolve as resolve_app
-
         keys = {k for k in (resolve_app(a, list(env.phone.apps)) for a in spec.apps) if k}
 
         def values() -> list[str]:
@@ -540,4 +540,14 @@ def run_expert(episode: TaskEpisode, **kwargs: Any) -> ExpertRun:
     return Expert(**kwargs).run(episode)
 
 
-__all__ = ["Expert", "ExpertRun", "run_expert", "search", "candidate_moves"]
+def demonstrate(task: TaskEpisode, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0, render: bool = False,
+                scale: float = 0.3, search_first: bool = False) -> Demonstration:
+    """The expert's demonstration of `task` from its start, on a phone of its own (`TaskEnv.expert_demo`'s options;
+    `ask=False` plans as if the task needed no question: it acts as if the user had agreed)."""
+    if not ask:
+        task = replace(task, spec=task.spec.model_copy(update={"inquiries": []}), params=dict(task.params))
+    run = Expert(seed=seed, self_correct=self_correct, render=render, scale=scale, search_first=search_first).run(task)
+    return Demonstration(run.episode, run.judgement.verdict, run.stuck)
+
+
+__all__ = ["Expert", "ExpertRun", "run_expert", "demonstrate", "search", "candidate_moves"]

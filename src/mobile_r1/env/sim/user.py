@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from mobile_r1.sim.apps import Ctx, resolve as resolve_app
 from mobile_r1.sim.system import Phone
-from mobile_r1.tasks.spec import Inquiry, fill
-
-if TYPE_CHECKING:  # the episode module builds users; a user only reads its episode
-    from mobile_r1.env.sim.episode import TaskEpisode
+from mobile_r1.tasks.spec import Inquiry, TaskSpec, fill
 
 PHRASES: dict[str, tuple[str, ...]] = {
     "confirm": ("Yes, go ahead.", "Yes, please do it.", "Confirmed, please continue.", "That's right, go on."),
@@ -31,6 +28,21 @@ PHRASES_ZH: dict[str, tuple[str, ...]] = {
 NOT_NEEDED_ZH = ("这个不用问我，直接按我说的做。", "不需要问我，请继续。")
 
 
+class UserBrief(Protocol):
+    """What the user knows of its episode: the task (its inquiries hold the hidden truth), the drawn parameters, the
+    instruction as the agent read it, what the user means by it (`intent`), the language it speaks and the seed its
+    replies are drawn from (`episode.TaskEpisode` is one)."""
+
+    spec: TaskSpec
+    params: dict[str, Any]
+    instruction: str
+    seed: int
+    locale: str
+
+    @property
+    def intent(self) -> str: ...
+
+
 class SimulatedUser:
     """Answers the agent's questions for one episode, in order of the spec's inquiries; deterministic per seed.
 
@@ -39,7 +51,7 @@ class SimulatedUser:
     `history` as (question, reply, inquiry index or None).
     """
 
-    def __init__(self, episode: TaskEpisode, phone: Phone) -> None:
+    def __init__(self, episode: UserBrief, phone: Phone) -> None:
         self.episode = episode
         self.phone = phone
         self.history: list[tuple[str, str, int | None]] = []

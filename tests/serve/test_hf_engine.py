@@ -1,4 +1,4 @@
-"""Tests of `HFBackend` behind the HTTP server: batching, n and seeds, stop, length, usage, token ids, logprobs,
+"""Tests of `HFEngine` behind the HTTP server: batching, n and seeds, stop, length, usage, token ids, logprobs,
 streaming and images, each checked against the model itself."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import torch
 from mobile_r1.agents.chat import ChatMessage, ImagePart, TextPart, decode_image
 from mobile_r1.agents.hf_agent import generate
 from mobile_r1.models import load_policy
-from mobile_r1.serve import ChatResult, HFBackend, LoopbackServer, SamplingParams
+from mobile_r1.serve import ChatResult, HFEngine, LoopbackServer, SamplingParams
 
 Lively = Callable[[], Any]
 PROMPTS = ["open the settings", "hi", "turn on wifi and then go back to the home screen", "call mom", "what time is it",
@@ -51,7 +51,7 @@ class Collect:
         raise AssertionError(f"the job failed: {error!r}")
 
 
-def run_together(backend: HFBackend, requests: list[tuple[list[ChatMessage], SamplingParams]]) -> list[ChatResult]:
+def run_together(backend: HFEngine, requests: list[tuple[list[ChatMessage], SamplingParams]]) -> list[ChatResult]:
     """Submit every request before the batch window closes, so that they share one generate call."""
     sinks = []
     for messages, params in requests:
@@ -70,7 +70,7 @@ def user(text: str, *images: Any) -> list[ChatMessage]:
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_one_batch_answers_as_in_process_generate_does_one_by_one(temperature: float, lively: Lively) -> None:
     policy = lively()
-    backend = HFBackend(policy, batch_window=1.0)  # every request below joins the first one's call
+    backend = HFEngine(policy, batch_window=1.0)  # every request below joins the first one's call
     params = SamplingParams(temperature=temperature, max_tokens=16)
     results = run_together(backend, [(user(p), params) for p in PROMPTS])
     backend.close()
@@ -87,20 +87,20 @@ def test_vision_rows_keep_their_own_images_in_a_batch(png_url: Callable[[int, in
     policy = load_policy("tiny-vl")
     images = [Image.new("RGB", (56 * (i + 1), 84), (40 * i, 200, 90)) for i in range(3)]
     params = SamplingParams(temperature=0.0, max_tokens=10)
-    backend = HFBackend(policy, batch_window=1.0)
+    backend = HFEngine(policy, batch_window=1.0)
     together = run_together(backend, [(user(f"screen {i}", im), params) for i, im in enumerate(images)])
     assert backend.stats()["batches"] == 1
     backend.close()
-    one_by_one = HFBackend(policy, batch_window=0.0)
+    one_by_one = HFEngine(policy, batch_window=0.0)
     alone = [run_together(one_by_one, [(user(f"screen {i}", im), params)])[0] for i, im in enumerate(images)]
     one_by_one.close()
     assert [r.completions[0].token_ids for r in together] == [r.completions[0].token_ids for r in alone]
     assert together[0].prompt_tokens != together[1].prompt_tokens  # the images became different numbers of tokens
     # over HTTP, a VL model reads base64 images
-    with LoopbackServer(HFBackend(policy), model_name="vl") as server:
+    with LoopbackServer(HFEngine(policy), model_name="vl") as server:
         content = [{"type": "text", "text": "screen 0"}, {"type": "image_url", "image_url": {"url": png_url(56, 84)}}]
         reply = chat(server, messages=[{"role": "user", "content": content}], max_tokens=10, temperature=0)
-    expected = run_together(HFBackend(policy), [(user("screen 0", decode_image(png_url(56, 84))), params)])[0]
+    expected = run_together(HFEngine(policy), [(user("screen 0", decode_image(png_url(56, 84))), params)])[0]
     assert reply["choices"][0]["message"]["content"] == expected.completions[0].text
 
 

@@ -4,26 +4,24 @@ AndroidWorld's actions say less than ours: a swipe becomes a `scroll` of an elem
 not the finger's own path), typed text is always followed by Enter, `wait` is one second. A plan made on a phone
 that takes our actions as they are would drift on the server. So the expert plans on a local simulated phone that
 performs each of its actions the way the server does: turned into AndroidWorld's JSON action by our client
-(`wire.to_json_action`), then performed as AndroidWorld's executor would (`env.sim.servers.androidworld.actuation`).
-The phone and its task are the server's (same task, same seed), so the plan replays exactly on the server.
+(`env.androidworld.wire.to_json_action`), then performed as AndroidWorld's executor would
+(`env.sim.servers.androidworld.actuation`). The phone and its task are the server's (same task, same seed), so the
+plan replays exactly on the server. The `androidworld` backend reaches this through the simulator's task source
+(`env.sim.task_source`, `via="androidworld"`).
 """
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any, Callable
 
 from mobile_r1.core.actions import Action, ActionType
 from mobile_r1.core.errors import ActionError
-from mobile_r1.env.protocol import Demonstration, EpisodeRef
-from mobile_r1.env.sim.servers.androidworld import actuation
-from mobile_r1.env.sim.backend import NAME as SIM, SimBackend
-from mobile_r1.env.sim.episode import TaskEpisode
-from mobile_r1.sim.driver import SimEnv
 from mobile_r1.env.androidworld.wire import to_json_action
+from mobile_r1.env.sim.episode import TaskEpisode
+from mobile_r1.env.sim.servers.androidworld import actuation
+from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
-
-SIM_META = ("template_split", "template")
 
 
 def act_over_androidworld(phone: Phone, action: Action, native: Callable[[Action], dict[str, Any]]) -> dict[str, Any]:
@@ -47,6 +45,11 @@ def act_over_androidworld(phone: Phone, action: Action, native: Callable[[Action
 class OverAndroidWorld(TaskEpisode):
     """A task episode whose phone takes every action as our AndroidWorld server performs it."""
 
+    @classmethod
+    def of(cls, task: TaskEpisode) -> OverAndroidWorld:
+        """The same episode (task, template, seed, parameters), its actions taken over AndroidWorld's API."""
+        return cls(**{f.name: getattr(task, f.name) for f in fields(TaskEpisode)})
+
     def make_env(self, **kwargs: Any) -> SimEnv:
         env = super().make_env(**kwargs)
         phone, native = env.phone, env.phone.act
@@ -54,19 +57,4 @@ class OverAndroidWorld(TaskEpisode):
         return env
 
 
-def demonstrate(episode: EpisodeRef, *, ask: bool = True, self_correct: float = 0.0, seed: int = 0,
-                render: bool = False, scale: float = 0.3, search_first: bool = False) -> Demonstration:
-    """The expert's demonstration of one of our suites' episodes, as it plays through AndroidWorld's API."""
-    from mobile_r1.env.sim.expert import Expert
-
-    ref = replace(episode, backend=SIM, meta={k: v for k, v in episode.meta.items() if k in SIM_META})
-    task = SimBackend(render=False, scale=scale).task_episode(ref)
-    spec = task.spec if ask else task.spec.model_copy(update={"inquiries": []})
-    values = {f.name: getattr(task, f.name) for f in fields(TaskEpisode)}
-    values["spec"] = spec
-    run = Expert(seed=seed, self_correct=self_correct, render=render, scale=scale,
-                 search_first=search_first).run(OverAndroidWorld(**values))
-    return Demonstration(run.episode, run.judgement.verdict, run.stuck)
-
-
-__all__ = ["demonstrate", "OverAndroidWorld", "act_over_androidworld"]
+__all__ = ["OverAndroidWorld", "act_over_androidworld"]
