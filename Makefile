@@ -38,8 +38,10 @@ test: install browser adb
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
+# The quick loop: every test not marked slow (those train a model or start processes), on two workers, with the
+# presets it builds kept in .venv/test-presets from one run to the next (never in the user's cache).
 test-fast: install
-	$(PY) -m pytest -q -x -m "not slow"
+	MOBILE_R1_TEST_CACHE=$(abspath $(VENV))/test-presets $(PY) -m pytest -q -x -n 2 --dist loadfile -m "not slow"
 
 bench: install
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -83,6 +83,7 @@ def test_two_processes_train_like_one(tmp_path: Path, episodes: list[Episode]) -
             assert b["tokens"] == a["tokens"], launcher
 
 
+@pytest.mark.slow
 def test_trained_model_is_evaluated_with_its_training_prompts(
     tmp_path: Path, episodes: list[Episode], capsys: pytest.CaptureFixture
 ) -> None:
