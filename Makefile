@@ -39,9 +39,11 @@ test: install browser adb
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The quick loop: every test not marked slow (those train a model or start processes), on two workers, with the
-# presets it builds kept in .venv/test-presets from one run to the next (never in the user's cache).
+# presets it builds kept in .venv/test-presets and the compiled modules in __pycache__ from one run to the next
+# (never in the user's cache; PYTHONDONTWRITEBYTECODE would have every run compile them again).
 test-fast: install
-	MOBILE_R1_TEST_CACHE=$(abspath $(VENV))/test-presets $(PY) -m pytest -q -x -n 2 --dist loadfile -m "not slow"
+	env -u PYTHONDONTWRITEBYTECODE MOBILE_R1_TEST_CACHE=$(abspath $(VENV))/test-presets \
+		$(PY) -m pytest -q -x -n 2 --dist loadfile -m "not slow"
 
 bench: install
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

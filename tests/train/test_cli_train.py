@@ -35,6 +35,7 @@ def _train_records(run_dir: Path) -> list[dict]:
     return [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines()) if r["kind"] == "train"]
 
 
+@pytest.mark.slow
 def test_cli_trains_and_refuses_to_overwrite(
     tmp_path: Path, episodes: list[Episode], capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
