@@ -146,8 +146,12 @@ def test_shared_prefix_is_what_every_prompt_starts_with_and_leaves_each_a_prompt
     assert "prefix_ids" not in alone  # one example: nothing to share
 
 
-@pytest.mark.parametrize(("prompt_weight", "multiple", "lora"), [(0.0, 1, False), (0.3, 1, False), (0.3, 32, False),
-                                                               (0.3, 32, True)])
+@pytest.mark.parametrize(("prompt_weight", "multiple", "lora"), [
+    (0.0, 1, False),
+    pytest.param(0.3, 1, False, marks=pytest.mark.slow),  # the prompt loss, padding and LoRA: gradients of the whole
+    pytest.param(0.3, 32, False, marks=pytest.mark.slow),  # model compared, seconds each
+    pytest.param(0.3, 32, True, marks=pytest.mark.slow),
+])
 def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episode], prompt_weight: float,
                                                            multiple: int, lora: bool, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     from mobile_r1.models import LoraSettings
