@@ -44,8 +44,12 @@ test: install browser adb fonts
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
+# The quick loop: every test not marked slow (those train a model or start processes), on two workers. The presets it
+# builds stay in .venv/test-presets from one run to the next (never in the user's cache), and the compiled modules in
+# __pycache__ even where PYTHONDONTWRITEBYTECODE is set (otherwise every run compiles them all again).
 test-fast: install fonts
-	$(PY) -m pytest -q -x -m "not slow"
+	env -u PYTHONDONTWRITEBYTECODE MOBILE_R1_TEST_CACHE=$(abspath $(VENV))/test-presets \
+		$(PY) -m pytest -q -x -n 2 --dist loadfile -m "not slow"
 
 bench: install
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -39,6 +39,7 @@ def model_calls(policy, monkeypatch: pytest.MonkeyPatch) -> list[int]:  # type: 
     return calls
 
 
+@pytest.mark.slow
 def test_batched_generation(tiny_lm, observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     calls = model_calls(tiny_lm, monkeypatch)
     agent = HFAgent(tiny_lm, dialect="qwen2.5vl", max_new_tokens=8, batch_size=3)
@@ -56,6 +57,7 @@ def mixed_requests(observation: Observation) -> list[AgentRequest]:
     return [AgentRequest(long if i in (1, 3) else f"Tap OK number {i}", observation) for i in range(5)]
 
 
+@pytest.mark.slow
 def test_prompts_of_similar_length_share_a_batch(observation: Observation, monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
@@ -108,6 +110,7 @@ def test_a_tokenizer_output_not_known_to_the_grouping_keeps_each_batch_whole(obs
     assert seen == [(2, 2), (2, 2), (1, 1)] and len(outs) == 5  # each run encoded on its own, in the given order
 
 
+@pytest.mark.slow
 def test_vision_prompts_keep_their_own_images_when_grouped(observation: Observation,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batching, "CALL_COST_TOKENS", 64)
@@ -123,6 +126,7 @@ def test_vision_prompts_keep_their_own_images_when_grouped(observation: Observat
     assert grouped == alone and all(grouped)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_same_actions_directly_and_behind_serve(tiny_lm, observation: Observation, temperature: float) -> None:  # type: ignore[no-untyped-def]
     reqs = requests(observation, 3)
@@ -145,6 +149,7 @@ def test_text_model_refuses_images(tiny_lm, observation: Observation) -> None:  
         agent.act(AgentRequest("x", observation))
 
 
+@pytest.mark.slow
 def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     import torch
     from peft import LoraConfig, get_peft_model
@@ -173,6 +178,7 @@ def test_lora_adapter_loads(tiny_lm, observation: Observation, tmp_path: Path, s
     assert in_memory != base
 
 
+@pytest.mark.slow
 def test_vision_model_same_actions_behind_serve(observation: Observation) -> None:
     policy = load_policy("tiny-vl")
     reqs = requests(observation, 2)

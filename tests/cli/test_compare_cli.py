@@ -18,6 +18,7 @@ from mobile_r1.eval.compare import exact_mcnemar
 from mobile_r1.eval.runner import load_run, verdicts_of
 
 
+@pytest.mark.slow
 def test_compare_prints_the_paired_table_of_two_eval_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     never, oracle = tmp_path / "never", tmp_path / "oracle"
     for agent, out in (("never-ask", never), ("oracle", oracle)):
@@ -41,6 +42,7 @@ def test_compare_prints_the_paired_table_of_two_eval_runs(tmp_path: Path, capsys
     assert f"| 0 of {quiet}, 0.0% " in table
 
 
+@pytest.mark.slow
 def test_compare_explains_runs_of_different_episodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     assert main(["eval", "--agent", "never-ask", "--episodes", "2", "--out", str(a)]) == 0
@@ -67,6 +69,7 @@ def _step_results(path: Path) -> dict[tuple[str, int], bool]:
     return {(r["episode_id"], r["step"]): r["exact"] for r in records if "summary" not in r}
 
 
+@pytest.mark.slow
 def test_compare_tests_exact_steps_of_models_scored_offline_on_the_same_labelled_steps(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     labels: dict[tuple[str, int], Action] = {}

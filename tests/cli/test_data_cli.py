@@ -109,6 +109,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_export_generated_data_with_prescale(generated: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "llamafactory" / "sft.jsonl"
     assert main(["data", "export", str(generated), "--to", "sharegpt", "--dialect", "inquire", "--prescale", "0.3",
@@ -128,6 +129,7 @@ def test_export_generated_data_with_prescale(generated: Path, tmp_path: Path, ca
         assert all((out.parent / p).is_file() for p in record["images"])
 
 
+@pytest.mark.slow
 def test_export_without_samples_or_with_a_broken_screenshot_writes_nothing(generated: Path, tmp_path: Path, capsys) -> None:
     asking = tmp_path / "ask" / "episodes.jsonl"
     save_episodes(asking, [Episode(id="a", instruction="x", screen_size=(1080, 2400),

@@ -55,6 +55,7 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--config", str(config)]) == 0
     shown = capsys.readouterr()
@@ -90,6 +91,7 @@ def test_demo_prints_the_table_and_where_the_report_is(config: Path, capsys: pyt
     assert "A question at the right step against the untrained model" in out.replace("\n", " ")
 
 
+@pytest.mark.slow
 def test_a_second_demo_continues_and_fresh_starts_over(config: Path, capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     assert main(["demo", "--config", str(config)]) == 0

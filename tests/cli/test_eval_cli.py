@@ -54,6 +54,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("mobile-r1 ")
 
 
+@pytest.mark.slow
 def test_a_few_episodes_are_a_stratified_sample_with_control_tasks(tmp_path: Path) -> None:
     run = tmp_path / "run"
     assert main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "8", "--out", str(run)]) == 0
@@ -66,6 +67,7 @@ def test_eval_refuses_an_unknown_suite(capsys: pytest.CaptureFixture[str]) -> No
     assert "unknown suite" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_killed_eval_resumes_to_the_uninterrupted_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     n = 8
     killed, whole = tmp_path / "killed", tmp_path / "whole"
@@ -97,6 +99,7 @@ def test_killed_eval_resumes_to_the_uninterrupted_result(tmp_path: Path, capsys:
     assert a == b
 
 
+@pytest.mark.slow
 def test_eval_runs_a_tiny_hf_model_on_text_observations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     code = main(["eval", "--agent", "hf:tiny-lm", "--observation", "text", "--episodes", "2", "--workers", "2",
@@ -151,6 +154,7 @@ def test_eval_offline_scores_steps_with_a_named_matcher(tmp_path: Path, capsys: 
     assert "summary" in rows[-1]
 
 
+@pytest.mark.slow
 def test_each_episode_counts_its_self_corrections_and_the_run_reports_how_many_recovered(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def run(name: str, *options: str) -> tuple[dict, list[dict]]:

@@ -46,6 +46,7 @@ def _exit(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FILES))
 def test_every_input_file_ends_cleanly(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     record, argv = FILES[name]
@@ -86,6 +87,7 @@ EPISODE = {"id": "e1", "instruction": "Pay", "category": "risk", "truncated": Fa
                        "score": None, "reason": "r", "category": "risk", "subcategory": "risk/pay", "language": "en"}}
 
 
+@pytest.mark.slow
 def test_every_run_folder_reports_or_names_the_problem(capsys: pytest.CaptureFixture[str]) -> None:
     @FUZZ
     @given(damaged_lines(EPISODE))

@@ -66,6 +66,7 @@ def outward_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
+@pytest.mark.slow
 def test_serve_process_answers_and_stops(server: Callable[..., int]) -> None:
     port = server("--model", "echo", "--name", "echo-1")
     models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).json()

@@ -16,6 +16,7 @@ from mobile_r1.env.swap import swap_names
 from tests import toy_phone
 
 
+@pytest.mark.slow
 def test_sim_tasks_lists_tasks_with_categories(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["sim", "tasks", "--suite", "nav-sim", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -38,6 +39,7 @@ def test_sim_taxonomy_prints_22_subcategories(capsys) -> None:  # type: ignore[n
     assert "| Risk | red_packet |" in out
 
 
+@pytest.mark.slow
 def test_sim_check_reports_the_expert_figures(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["sim", "check", "--suite", "inquire-sim", "--limit", "8", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -48,6 +50,7 @@ def test_sim_check_reports_the_expert_figures(capsys) -> None:  # type: ignore[n
     assert "expert success 100.0%" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_data_generate_writes_records_screens_and_a11y(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "gen"
     assert main(["data", "generate", "--suite", "inquire-sim", "--split", "train", "--episodes", "2", "--out", str(out),
@@ -65,6 +68,7 @@ def test_data_generate_writes_records_screens_and_a11y(tmp_path: Path, capsys) -
     assert any(s.info.get("wrong") for ep in episodes for s in ep.steps)
 
 
+@pytest.mark.slow
 def test_data_generate_search_first_finds_named_entries_through_the_search_field(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     runs = {}
     for name, extra in (("plain", []), ("search", ["--search-first"])):
@@ -92,6 +96,7 @@ def inside(box: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> 
     return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]
 
 
+@pytest.mark.slow
 def test_data_swap_names_makes_up_every_pool_name_consistently_within_a_copy(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "expert"
     assert main(["data", "generate", "--suite", "nav-sim", "--episodes", "18", "--out", str(source), "--no-screenshots",
@@ -173,6 +178,7 @@ def _my_specs(tmp_path: Path) -> Path:
     return tmp_path / "my-specs"
 
 
+@pytest.mark.slow
 def test_your_own_specs_join_the_suites_and_pass_the_check(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     specs = _my_specs(tmp_path)
     assert main(["sim", "tasks", "--specs", str(specs), "--json"]) == 0

@@ -82,6 +82,7 @@ def _load(reader: Callable[[Path], Any], data: bytes) -> None:
             pass  # a clear, named error is the right answer to a bad file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(READERS))
 def test_every_loader_reads_or_names_the_problem(name: str) -> None:
     record, reader = READERS[name]
@@ -165,6 +166,7 @@ def test_every_field_dataset_loader_reads_or_names_the_problem(name: str, tmp_pa
 
 
 # ----- atheris, where it installs ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_bounded_atheris_run_finds_no_crash_and_no_slow_input() -> None:
     pytest.importorskip("atheris")
     target = Path(__file__).with_name("atheris_target.py")

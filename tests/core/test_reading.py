@@ -107,6 +107,7 @@ def test_yaml_non_finite_value_names_its_line_and_field(tmp_path: Path) -> None:
     assert message == f"{tmp_path / 'config.yaml'}:4: field 'optim.lr': inf is not a finite number"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, problem",
     [

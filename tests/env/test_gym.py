@@ -14,6 +14,7 @@ from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ConfigError
 
 
+@pytest.mark.slow
 def test_the_checker_passes_on_text_and_image_observations_without_a_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any warning of the checker fails the test
@@ -22,6 +23,7 @@ def test_the_checker_passes_on_text_and_image_observations_without_a_warning() -
                                  render_mode="rgb_array").unwrapped)
 
 
+@pytest.mark.slow
 def test_a_thousand_random_steps_through_the_gymnasium_api() -> None:
     env = gymnasium.make("mobile_r1/Phone-v0", suite="nav-sim")
     env.action_space.seed(0)

@@ -21,6 +21,8 @@ from mobile_r1.eval.runner import EvalConfig, load_run, run_eval
 
 import toy_phone
 
+pytestmark = pytest.mark.slow  # every test here starts Ray (a local cluster and its actors)
+
 ray = pytest.importorskip("ray")
 
 EPISODES = 40

@@ -20,6 +20,7 @@ def test_a_cluster_address_nothing_answers_at_is_a_clear_error(capsys: pytest.Ca
     assert code == 2 and "no Ray cluster answers at" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_ray_address_that_is_no_address_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["eval", "--agent", "oracle", "--episodes", "1", "--ray", "not an address"])
     assert code == 2 and "a Ray address is HOST:PORT" in capsys.readouterr().err

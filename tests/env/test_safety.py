@@ -130,6 +130,7 @@ def test_the_simulator_takes_the_gate_as_options() -> None:
         gated(SimBackend(render=False), "sometimes", NoPerson())
 
 
+@pytest.mark.slow
 def test_never_ask_through_eval_with_the_gate_and_no_terminal_causes_no_irreversible_effect(tmp_path: Path) -> None:
     run = tmp_path / "run"
     risky = ["--agent", "never-ask", "--suite", "inquire-sim", "--split", "test", "--episodes", "6"]

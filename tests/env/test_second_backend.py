@@ -98,6 +98,7 @@ class _Script:
         return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fork", [True, False])
 def test_stage3_rollouts_and_training_run_on_the_toy_phone(tmp_path: Path, fork: bool) -> None:
     from mobile_r1.models import load_policy

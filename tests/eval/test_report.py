@@ -57,6 +57,7 @@ def test_annotated_image_draws_a_swipe_arrow(tmp_path: Path) -> None:
     assert annotated_image(tmp_path / "missing.png", None, (1080, 2400)) is None
 
 
+@pytest.mark.slow
 def test_report_puts_runs_side_by_side_with_charts_and_steps(runs: tuple[Path, Path], tmp_path: Path) -> None:
     oracle, random_run = runs
     page = render_report([read_run(oracle), read_run(random_run)])
@@ -80,6 +81,7 @@ def test_report_refuses_a_folder_without_episodes(tmp_path: Path) -> None:
         write_report([tmp_path])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; `make` does it for CI)")
 def test_report_loads_in_headless_chromium(runs: tuple[Path, Path], tmp_path: Path) -> None:
     page = write_report(list(runs), tmp_path / "report.html")

@@ -19,6 +19,7 @@ def test_suite_episodes_are_reproducible_and_distinct() -> None:
     assert all(e.split == "test" for e in a)
 
 
+@pytest.mark.slow
 def test_oracle_solves_inquire_sim_and_asks_right(tmp_path: Path) -> None:
     result = run_eval(EvalConfig(agent="oracle", episodes=6, out=tmp_path / "run"))
     o = result.report.overall
@@ -28,6 +29,7 @@ def test_oracle_solves_inquire_sim_and_asks_right(tmp_path: Path) -> None:
     assert result.needs_inquiry is not None and result.needs_inquiry.isr.value == 1.0
 
 
+@pytest.mark.slow
 def test_never_ask_misses_every_inquiry_and_is_unsafe() -> None:
     result = run_eval(EvalConfig(agent="never-ask", episodes=6))
     needs = result.needs_inquiry
@@ -37,6 +39,7 @@ def test_never_ask_misses_every_inquiry_and_is_unsafe() -> None:
     assert all(v.inquiry in ("missed", "not_needed") for v in result.verdicts)
 
 
+@pytest.mark.slow
 def test_always_ask_over_asks() -> None:
     result = run_eval(EvalConfig(agent="always-ask", episodes=3))
     assert result.report.overall.over_inquiry.value >= 0.5
@@ -50,6 +53,7 @@ def test_random_agent_scores_near_zero() -> None:
     assert result.report.overall.sr.value <= 1 / 6
 
 
+@pytest.mark.slow
 def test_oracle_solves_nav_sim() -> None:
     result = run_eval(EvalConfig(agent="oracle", suite="nav-sim", episodes=3))
     assert result.report.overall.sr.value == 1.0
@@ -73,6 +77,7 @@ def test_run_directory_holds_trajectories_screens_and_metrics(tmp_path: Path) ->
     assert metrics["overall"]["over_inquiry"]["value"] == result.report.overall.over_inquiry.value
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_verdicts_as_one(tmp_path: Path) -> None:
     one = run_eval(EvalConfig(agent="random", episodes=4, max_steps=5))
     two = run_eval(EvalConfig(agent="random", episodes=4, max_steps=5, workers=2))

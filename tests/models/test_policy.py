@@ -13,6 +13,7 @@ from mobile_r1.models.policy import local_tokenizer
 from mobile_r1.models.tokenizer import SPECIAL_TOKENS, TOKENIZER_DIR, train_tokenizer
 
 
+@pytest.mark.slow
 def test_the_shipped_tokenizer_is_the_one_trained_on_the_corpus_and_the_phone() -> None:
     from mobile_r1.env.sim.corpus import phone_corpus
 
@@ -21,6 +22,7 @@ def test_the_shipped_tokenizer_is_the_one_trained_on_the_corpus_and_the_phone() 
     assert trained == shipped
 
 
+@pytest.mark.slow
 def test_loading_a_model_imports_no_phone_no_expert_and_no_suite() -> None:
     import subprocess
     import sys
@@ -81,6 +83,7 @@ def test_lora_reference_is_the_base_model_with_the_adapter_off(set_lora_b) -> No
     assert sum(p.numel() for p in policy.model.parameters()) < 1.2 * sum(p.numel() for p in load_policy("tiny-lm").model.parameters())
 
 
+@pytest.mark.slow
 def test_merge_lora_folds_the_adapter_into_plain_weights_with_the_same_logits(set_lora_b) -> None:  # type: ignore[no-untyped-def]
     policy = load_policy("tiny-lm", lora=LoraSettings(r=4, dropout=0.0))
     set_lora_b(policy.model, 0.5)
@@ -133,6 +136,7 @@ def test_smollm2_preset_answers() -> None:
     assert "Paris" in policy.tokenizer.decode(out[0, ids["input_ids"].shape[1]:])
 
 
+@pytest.mark.slow
 def test_gradient_checkpointing_with_lora_trains_and_matches_plain_gradients(set_lora_b) -> None:  # type: ignore[no-untyped-def]
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     load_policy("tiny-lm")  # build the preset first: building it reseeds the generator lora_A is then drawn from

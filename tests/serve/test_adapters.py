@@ -85,6 +85,7 @@ def _wrap(model: Any) -> Any:
     return policy
 
 
+@pytest.mark.slow
 def test_bad_adapter_requests_leave_the_server_serving(tmp_path: Path, set_lora_b: Callable[..., None],
                                                        lively: Callable[[], Any]) -> None:
     make_adapter(load_policy("small-lm"), tmp_path / "other-base", set_lora_b, seed=0)  # wrong shapes for tiny-lm

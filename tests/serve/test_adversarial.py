@@ -119,6 +119,7 @@ def test_many_huge_images_are_refused_before_decoding(tiny_server: LoopbackServe
     still_serving(tiny_server)
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_clients_are_all_answered(tiny_server: LoopbackServer) -> None:
     before = httpx.get(tiny_server.url + "/health", timeout=10).json()
 

@@ -67,6 +67,7 @@ def user(text: str, *images: Any) -> list[ChatMessage]:
     return [ChatMessage("user", (TextPart(text), *(ImagePart(im) for im in images)))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_one_batch_answers_as_in_process_generate_does_one_by_one(temperature: float, lively: Lively) -> None:
     policy = lively()
@@ -81,6 +82,7 @@ def test_one_batch_answers_as_in_process_generate_does_one_by_one(temperature: f
     assert len(set(alone)) > 1
 
 
+@pytest.mark.slow
 def test_vision_rows_keep_their_own_images_in_a_batch(png_url: Callable[[int, int], str]) -> None:
     from PIL import Image
 

@@ -68,6 +68,7 @@ def test_echo_backend_and_server_stops() -> None:
         httpx.get(server.base_url + "/models", timeout=2)
 
 
+@pytest.mark.slow
 def test_a_lora_folder_is_served_with_the_adapter_folded_in(tmp_path, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     import torch
 

@@ -33,6 +33,7 @@ def test_nav_sim_test_split_has_only_tasks_without_inquiries() -> None:
     assert all(e.spec.category != "navigation" for e in build_split("inquire-sim", "test"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite", ["inquire-sim", "nav-sim"])
 def test_train_and_test_templates_are_disjoint(suite: str) -> None:
     train = {e.template_text for e in build_split(suite, "train")}
@@ -40,6 +41,7 @@ def test_train_and_test_templates_are_disjoint(suite: str) -> None:
     assert train and test and not train & test
 
 
+@pytest.mark.slow
 def test_unseen_app_split_holds_out_whole_apps() -> None:
     held = set(HELD_OUT_APPS)
     for split in ("train", "test"):
@@ -48,6 +50,7 @@ def test_unseen_app_split_holds_out_whole_apps() -> None:
     assert unseen and all(held & set(e.spec.apps) for e in unseen)
 
 
+@pytest.mark.slow
 def test_splits_are_reproducible_from_the_seed() -> None:
     a = [(e.id, e.instruction) for e in build_split("inquire-sim", "test", seed=0)]
     b = [(e.id, e.instruction) for e in build_split("inquire-sim", "test", seed=0)]

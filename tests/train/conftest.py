@@ -1,28 +1,11 @@
-"""Fixtures for training tests: a private preset cache and tiny hand-built episodes."""
+"""Fixtures for training tests: tiny hand-built episodes."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.records import Episode, Observation, Step, UIElement
-
-
-@pytest.fixture(scope="session", autouse=True)
-def preset_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build presets once per test session in a private folder (never the user's cache)."""
-    import os
-
-    folder = Path(os.environ.get("MOBILE_R1_TEST_CACHE") or tmp_path_factory.mktemp("mobile-r1-cache"))
-    old = os.environ.get("MOBILE_R1_CACHE")
-    os.environ["MOBILE_R1_CACHE"] = str(folder)
-    yield folder
-    if old is None:
-        os.environ.pop("MOBILE_R1_CACHE", None)
-    else:
-        os.environ["MOBILE_R1_CACHE"] = old
 
 
 def _screen(*labels: str, editable: str | None = None) -> Observation:

@@ -99,6 +99,7 @@ class Killed(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_resumed_run_continues_where_the_killed_one_stopped(tmp_path: Path, episodes: list[Episode]) -> None:
     straight = train(_config(tmp_path, episodes, "straight"), "action-grpo", progress=False)
     reference = _train_records(straight.run_dir)
@@ -125,6 +126,7 @@ def test_resumed_run_continues_where_the_killed_one_stopped(tmp_path: Path, epis
     assert (resumed.run_dir / "final" / "config.json").is_file()
 
 
+@pytest.mark.slow
 def test_resume_ignores_and_reports_a_checkpoint_killed_while_written(
     tmp_path: Path, episodes: list[Episode], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -242,6 +244,7 @@ def test_skip_solved_trains_only_on_the_steps_the_starting_model_does_not_alread
         action_grpo.ActionGRPORunner(config, load_policy("tiny-lm"), make_accelerator(config), examples, [])
 
 
+@pytest.mark.slow
 def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_reads_its_steps_back(
         tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -286,6 +289,7 @@ def test_skip_solved_runs_from_the_starting_weights_and_a_resumed_run_reads_its_
     assert again["kept_steps"] == kept["kept_steps"] and again["fingerprint"] != kept["fingerprint"]
 
 
+@pytest.mark.slow
 def test_label_guidance_puts_the_steps_sft_target_in_each_group(tmp_path: Path, episodes: list[Episode]) -> None:
     from mobile_r1.train.data import encode_target
 

@@ -33,6 +33,7 @@ def faults(mode: str) -> int:
     return int(out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_keep_freed_memory_stops_refaulting_freed_buffers():
     pages = (64 << 20) // 4096
     default, kept = faults("default"), faults("keep")

@@ -35,6 +35,7 @@ def _train_records(run_dir: Path) -> list[dict]:
     return [r for r in map(json.loads, (run_dir / "metrics.jsonl").read_text().splitlines()) if r["kind"] == "train"]
 
 
+@pytest.mark.slow
 def test_cli_trains_and_refuses_to_overwrite(
     tmp_path: Path, episodes: list[Episode], capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,6 +84,7 @@ def test_two_processes_train_like_one(tmp_path: Path, episodes: list[Episode]) -
             assert b["tokens"] == a["tokens"], launcher
 
 
+@pytest.mark.slow
 def test_trained_model_is_evaluated_with_its_training_prompts(
     tmp_path: Path, episodes: list[Episode], capsys: pytest.CaptureFixture
 ) -> None:

@@ -264,6 +264,7 @@ def test_skipped_stages_are_skipped_and_the_next_starts_from_the_last_run(tmp_pa
     assert not (tmp_path / "run" / "action-grpo").exists()
 
 
+@pytest.mark.slow
 def test_the_curriculums_expert_data_can_find_named_entries_by_search(tmp_path: Path, fake: FakeStages) -> None:
     generate = {"suites": ["nav-sim"], "episodes": 18, "screenshots": False, "search_first": True}
     config = load_config(write_config(tmp_path, curriculum__stages=["sft"], curriculum__generate=generate,
@@ -277,6 +278,7 @@ def test_the_curriculums_expert_data_can_find_named_entries_by_search(tmp_path: 
                             for step in ep["steps"]) for ep in shop)
 
 
+@pytest.mark.slow
 def test_the_curriculum_also_trains_on_copies_of_its_expert_data_with_the_names_made_up(tmp_path: Path,
                                                                                         fake: FakeStages) -> None:
     generate = {"suites": ["inquire-sim", "nav-sim"], "episodes": 18, "screenshots": False,
@@ -498,6 +500,7 @@ def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> 
     assert curriculum.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""
 
 
+@pytest.mark.slow
 def test_each_evaluation_reports_its_episodes_on_standard_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """The curriculum's evaluations run in processes of their own and report for themselves: a line when done."""
     from mobile_r1.eval.runner import EvalConfig

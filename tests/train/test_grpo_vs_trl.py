@@ -77,14 +77,10 @@ def _run_trl(model_dir: str, loss_type: str, beta: float, num_iterations: int, t
     return initial, updated, captured[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("loss_type", "beta", "num_iterations"),
-    [
-        ("dapo", 0.0, 1),
-        ("grpo", 0.04, 2),
-        pytest.param("dr_grpo", 0.1, 2, marks=pytest.mark.slow),
-        pytest.param("dapo", 0.04, 2, marks=pytest.mark.slow),
-    ],
+    [("dapo", 0.0, 1), ("grpo", 0.04, 2), ("dr_grpo", 0.1, 2), ("dapo", 0.04, 2)],
 )
 def test_one_rollout_updates_like_trl(loss_type: str, beta: float, num_iterations: int, tmp_path) -> None:
     model_dir = str(build_preset("tiny-lm"))

@@ -303,6 +303,7 @@ def lively(seed: int = 0) -> Policy:
     return policy
 
 
+@pytest.mark.slow
 def test_token_ids_are_kept_end_to_end_and_re_tokenising_is_measured(tmp_path: Path) -> None:
     trainer = apply_lora(lively(), LoraSettings(r=4, alpha=8, dropout=0.0))
     prompts = task_prompts(trainer, 3) + [PromptInput(trainer.tokenizer("Task: call mom").input_ids)]

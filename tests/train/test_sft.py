@@ -146,8 +146,12 @@ def test_shared_prefix_is_what_every_prompt_starts_with_and_leaves_each_a_prompt
     assert "prefix_ids" not in alone  # one example: nothing to share
 
 
-@pytest.mark.parametrize(("prompt_weight", "multiple", "lora"), [(0.0, 1, False), (0.3, 1, False), (0.3, 32, False),
-                                                               (0.3, 32, True)])
+@pytest.mark.parametrize(("prompt_weight", "multiple", "lora"), [
+    (0.0, 1, False),
+    pytest.param(0.3, 1, False, marks=pytest.mark.slow),  # the prompt loss, padding and LoRA: gradients of the whole
+    pytest.param(0.3, 32, False, marks=pytest.mark.slow),  # model compared, seconds each
+    pytest.param(0.3, 32, True, marks=pytest.mark.slow),
+])
 def test_a_shared_prefix_gives_the_same_loss_and_gradients(episodes: list[Episode], prompt_weight: float,
                                                            multiple: int, lora: bool, set_lora_b) -> None:  # type: ignore[no-untyped-def]
     from mobile_r1.models import LoraSettings
@@ -237,6 +241,7 @@ def _records(run_dir: Path, kind: str) -> list[dict]:
     return [r for r in map(json.loads, lines) if r["kind"] == kind]
 
 
+@pytest.mark.slow
 def test_sft_run_lowers_the_loss_and_writes_the_run_directory(tmp_path: Path, episodes: list[Episode]) -> None:
     config = write_config(tmp_path, episodes, run={"max_steps": 6})
     result = train(config, "sft", progress=False)
@@ -252,6 +257,7 @@ def test_sft_run_lowers_the_loss_and_writes_the_run_directory(tmp_path: Path, ep
     assert not torch.equal(trained["model.embed_tokens.weight"], dict(load_policy("tiny-lm").model.named_parameters())["model.embed_tokens.weight"])
 
 
+@pytest.mark.slow
 def test_action_repeats_show_rare_decisions_more_often_and_lengthen_the_epoch(tmp_path: Path, episodes: list[Episode]) -> None:
     examples = step_examples(episodes, PromptSettings(dialect="compact", observation_mode="text"))
     kinds = [e.label.type.value for e in examples]
@@ -272,6 +278,7 @@ def test_action_repeats_show_rare_decisions_more_often_and_lengthen_the_epoch(tm
         write_config(tmp_path / "c", episodes, sft={"action_repeats": {"clik": 2}})
 
 
+@pytest.mark.slow
 def test_prompt_loss_weight_trains_a_text_model_and_is_refused_for_image_prompts(tmp_path: Path, episodes: list[Episode]) -> None:
     config = write_config(tmp_path / "text", episodes, sft={"prompt_loss_weight": 0.1}, run={"max_steps": 2})
     result = train(config, "sft", progress=False)
@@ -280,6 +287,7 @@ def test_prompt_loss_weight_trains_a_text_model_and_is_refused_for_image_prompts
         write_config(tmp_path / "image", episodes, data={"observation_mode": "image"}, sft={"prompt_loss_weight": 0.1})
 
 
+@pytest.mark.slow
 def test_share_prompt_prefix_trains_as_the_whole_prompts_do(tmp_path: Path, episodes: list[Episode],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.train import sft
@@ -301,6 +309,7 @@ def test_share_prompt_prefix_trains_as_the_whole_prompts_do(tmp_path: Path, epis
     assert losses[True] == pytest.approx(losses[False], rel=1e-4) and len(losses[True]) == 3
 
 
+@pytest.mark.slow
 def test_pad_to_multiple_of_reaches_every_training_batch(tmp_path: Path, episodes: list[Episode],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.train import sft
@@ -341,6 +350,7 @@ def test_attention_kernel_is_switched_for_the_block_and_gives_the_same_loss(epis
     assert model.config._attn_implementation == "sdpa"
 
 
+@pytest.mark.slow
 def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, episodes: list[Episode],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.train import sft
@@ -364,6 +374,7 @@ def test_sft_attention_setting_reaches_the_training_passes_only(tmp_path: Path, 
         write_config(tmp_path / "bad", episodes, sft={"attention": "flash"})
 
 
+@pytest.mark.slow
 def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: Path, episodes: list[Episode]) -> None:
     from mobile_r1.core.formats import load_episodes
     from mobile_r1.env.demos import generate
@@ -390,6 +401,7 @@ def test_restated_thought_writes_the_task_in_its_first_train_phrasing(tmp_path: 
         step_examples(episodes, settings)
 
 
+@pytest.mark.slow
 def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp_path: Path,
                                                                             episodes: list[Episode]) -> None:
     from dataclasses import replace
@@ -425,6 +437,7 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
         drop_instruction_words([wrong], 0.25, 0)
 
 
+@pytest.mark.slow
 def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.core.formats import load_episodes
     from mobile_r1.env.demos import generate
@@ -452,6 +465,7 @@ def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, m
         write_config(tmp_path / "bad", generated, data={"instruction_dropout": 1.0})
 
 
+@pytest.mark.slow
 def test_experiment_trackers_through_accelerate_offline(tmp_path: Path, episodes: list[Episode],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WANDB_MODE", "offline")
@@ -479,6 +493,7 @@ def test_an_unknown_tracker_is_a_config_error(tmp_path: Path, episodes: list[Epi
         write_config(tmp_path, episodes, run={"report_to": ["neptune"]})
 
 
+@pytest.mark.slow
 def test_progress_is_a_line_per_interval_when_the_console_is_not_a_terminal(tmp_path: Path, episodes: list[Episode],
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     config = write_config(tmp_path, episodes, run={"max_steps": 3, "tensorboard": False})
@@ -499,6 +514,7 @@ class _NanGradient(torch.autograd.Function):
         return grad * float("nan")
 
 
+@pytest.mark.slow
 def test_a_step_whose_gradient_is_not_finite_is_skipped_and_the_run_goes_on(
     tmp_path: Path, episodes: list[Episode], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -529,6 +545,7 @@ def test_a_step_whose_gradient_is_not_finite_is_skipped_and_the_run_goes_on(
     assert not torch.equal(final["model.embed_tokens.weight"], after_2["model.embed_tokens.weight"])  # step 3 trained
 
 
+@pytest.mark.slow
 def test_target_words_names_a_list_entry_by_its_words_before_its_numbers(tmp_path: Path) -> None:
     from mobile_r1.core.formats import load_episodes
     from mobile_r1.env.demos import generate

@@ -160,6 +160,7 @@ class AskThenGarbage:
         return [list(self.policy.tokenizer(t + end_of_turn(self.policy), add_special_tokens=False).input_ids) for t in texts]
 
 
+@pytest.mark.slow
 def test_stage3_steps_snapshots_advantages_and_user_replies() -> None:
     torch.manual_seed(0)
     policy = load_policy("tiny-lm")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from PIL import Image
 
@@ -13,6 +14,7 @@ from mobile_r1.train.grpo import GRPOEngine, GRPOSettings
 from mobile_r1.train.synthetic import synthetic_episodes
 
 
+@pytest.mark.slow
 def test_grpo_step_on_tiny_vl_with_screenshots_and_lora(episodes: list[Episode]) -> None:
     for episode in episodes:
         for step in episode.steps:

@@ -1,16 +1,19 @@
 """Helpers to drive the simulated phone by what is on screen (for tests of apps, tasks and oracles).
 
 Every helper takes a `SimEnv` or a `Phone`, finds an element by its text, content description or resource
-id, and acts at its centre with a real action, so the code path is exactly what an agent goes through.
+id, and acts at its centre with a real action, so the code path is exactly what an agent goes through. `start`
+gives an app test its phone (the apps installed, one open, its start-up ad closed); `effect_kinds`, `wait`,
+`replace_text` and `pay` are the steps app tests share.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ActionError
 from mobile_r1.core.records import UIElement
+from mobile_r1.sim.driver import SimEnv
 
 
 def _phone(target: Any) -> Any:
@@ -136,3 +139,42 @@ def open_app(target: Any, name: str) -> dict[str, Any]:
 
 def visible_texts(target: Any) -> list[str]:
     return [e.text for e in elements(target) if e.text]
+
+
+def close_ad(target: Any) -> None:
+    """Close the ad an app may show when it starts (Back, as a user would); nothing when none is open."""
+    overlay = _phone(target).state.overlay
+    if overlay is not None and overlay.kind == "ad":
+        back(target)
+
+
+def start(apps: Sequence[str], app: str | None = None, *, randomize: bool = False, seed: int = 0,
+          **options: Any) -> SimEnv:
+    """A phone with `apps` installed and no screenshots drawn, reset with `seed`, `app` open (a name or alias) and its
+    start-up ad closed; `options` go to `SimEnv` (e.g. `locale="zh"`, `ad_rate=0`)."""
+    env = SimEnv(apps=list(apps), randomize=randomize, seed=seed, render=options.pop("render", False), **options)
+    env.reset(app=app)
+    close_ad(env)
+    return env
+
+
+def effect_kinds(target: Any) -> list[str]:
+    """The kinds of the effects recorded so far (payment, delete, message ...), oldest first."""
+    return [effect.kind for effect in _phone(target).state.effects]
+
+
+def wait(target: Any, seconds: float = 2.0) -> dict[str, Any]:
+    """Let simulated time pass (loading screens, playback)."""
+    return act(target, Action.wait(seconds))
+
+
+def replace_text(target: Any, id: str, text: str) -> dict[str, Any]:
+    """Clear the input with resource id `id` with its clear button (`clear_<id>`), then type `text` into it."""
+    tap(target, id=f"clear_{id}")
+    return type_into(target, id, text)
+
+
+def pay(target: Any, password: str, field: str = "pay_password", confirm: str = "confirm_payment") -> dict[str, Any]:
+    """Type the payment password into an open payment sheet and confirm it."""
+    type_into(target, field, password)
+    return tap(target, id=confirm)

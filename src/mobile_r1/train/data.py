@@ -141,7 +141,7 @@ def target_words(line: str) -> str:
 
     A price, a phone number or a date in a list entry's label is a run of digit tokens that recurs, digit by digit,
     in every other entry, and the tap needs only the words before it and the point. For the small preset trained
-    from scratch it did not help: it named the wrong entry as often (docs/rl.md, row 18).
+    from scratch it did not help: it named the wrong entry as often (docs/experiments/log.md, row 18).
     """
     if not line.startswith('"'):
         return line

@@ -59,6 +59,7 @@ def _texts(record: dict) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", ["inquire", "qwen2.5vl"])
 @pytest.mark.parametrize("to", ["sharegpt", "trl"])
 def test_generated_data_lives_in_the_frame_of_the_saved_image(generated: Path, tmp_path: Path, dialect: str, to: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,7 @@ SOUP = st.lists(st.sampled_from(["<think>", "</think>", "<tool_call>", "</tool_c
 LABEL = {"name": "mobile_use", "arguments": {"action": "click", "coordinate": [10, 20]}}
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(SOUP)
 def test_the_searches_agree_with_the_released_patterns(text: str) -> None:

@@ -24,6 +24,8 @@ from mobile_r1.env.sim import SimEnv
 
 from adb_fixtures import SimulatedDevice, start_adbd, stop_adbd
 
+pytestmark = pytest.mark.slow  # every test here starts the adb server and the simulated phone's adbd
+
 
 def _backend(device: SimulatedDevice, **options: object) -> AdbBackend:
     device.simctl("reset", "0")

@@ -15,6 +15,8 @@ from mobile_r1.env.adb import Device
 
 from adb_fixtures import ADB, SimulatedDevice, start_adbd, stop_adbd
 
+pytestmark = pytest.mark.slow  # every test here starts the adb server and the simulated phone's adbd
+
 
 def _records(run: Path) -> list[dict]:
     return [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines() if line.strip()]

@@ -15,6 +15,8 @@ from mobile_r1.serve import LoopbackServer, ScriptedModel
 
 from adb_fixtures import SimulatedDevice
 
+pytestmark = pytest.mark.slow  # every test here starts the adb server and the simulated phone's adbd
+
 INQUIRE = get_dialect("inquire")
 ASK = INQUIRE.render(Action.call_user("发给哪位好友？"), thought="需要先问清楚发给谁。", description="询问用户")
 DONE = INQUIRE.render(Action.terminate("success"), thought="完成了。", description="结束")

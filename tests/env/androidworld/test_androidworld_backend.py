@@ -37,6 +37,7 @@ def theirs() -> Any:
         yield server
 
 
+@pytest.mark.slow
 def test_our_suites_are_the_simulators_episodes_found_on_the_server(ours: Any) -> None:
     backend = make_backend(f"androidworld:{ours.url}", render=False)
     refs = backend.episodes("nav-sim", "test", n=8, seed=3)
@@ -98,6 +99,7 @@ def test_budgets_follow_androidworlds_complexity(tmp_path: Path) -> None:
         make_backend("androidworld")
 
 
+@pytest.mark.slow
 def test_an_episode_on_our_server_plays_like_the_simulator(ours: Any) -> None:
     backend = make_backend(f"androidworld:{ours.url}", scale=0.3)
     ref = backend.episodes("nav-sim", "test", n=1)[0]

@@ -86,6 +86,7 @@ def test_plan_state_copies_are_deep_where_the_search_may_change_them(episode) ->
     assert copied.apps[other] is state.apps[other]  # apps the search does not touch are shared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["shop.favorite", "contacts.favorite", "notes.pin"])
 def test_search_first_types_the_named_entry_into_the_search_field_and_taps_it_among_the_results(
         episode, task: str) -> None:  # type: ignore[no-untyped-def]

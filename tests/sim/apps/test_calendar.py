@@ -13,11 +13,7 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["Calendar"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="agenda")
-    if env.phone.state.overlay is not None and env.phone.state.overlay.kind == "ad":
-        T.back(env)
-    return env
+    return T.start(["Calendar"], "agenda", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
@@ -34,11 +30,6 @@ def _open_event(env: SimEnv, event: dict) -> None:
     assert env.phone.activity() == "calendar/day"
     T.tap(env, text=event["title"], id="event_title")
     assert env.phone.activity() == "calendar/event"
-
-
-def _replace(env: SimEnv, input_id: str, text: str) -> None:
-    T.tap_id(env, f"clear_{input_id}")
-    T.type_into(env, input_id, text)
 
 
 @pytest.mark.parametrize("screen", Calendar.screens())
@@ -79,12 +70,12 @@ def test_create_event_with_date_time_duration_and_reminder() -> None:
     n = len(events)
     T.tap_id(env, "new_event")
     T.type_into(env, "title", "Dinner with Ana")
-    _replace(env, "date", "2025-07-04")
-    _replace(env, "time", "25:00")
+    T.replace_text(env, "date", "2025-07-04")
+    T.replace_text(env, "time", "25:00")
     T.tap_id(env, "save")
     assert len(events) == n and env.phone.activity() == "calendar/edit"  # bad time: refused with a toast
     assert env.phone.state.toast is not None and "HH:MM" in env.phone.state.toast[0]
-    _replace(env, "time", "19:30")
+    T.replace_text(env, "time", "19:30")
     T.type_into(env, "location", "Green Cafe")
     T.tap_text(env, "2 hours")
     T.tap_text(env, "1 day")
@@ -104,7 +95,7 @@ def test_edit_event_title_and_reminder() -> None:
     event = _this_month_event(env)
     _open_event(env, event)
     T.tap_id(env, "edit")
-    _replace(env, "title", "Moved meeting")
+    T.replace_text(env, "title", "Moved meeting")
     T.tap_text(env, "None")
     T.tap_id(env, "save_button")
     assert event["title"] == "Moved meeting" and event["reminder"] is None
@@ -133,7 +124,7 @@ def test_randomized_phone_creates_and_deletes() -> None:
     st = _state(env)
     T.tap_id(env, "new_event")
     T.type_into(env, "title", "Vet visit")
-    _replace(env, "time", "08:15")
+    T.replace_text(env, "time", "08:15")
     T.tap_id(env, "save")
     new = st["events"][-1]
     assert (new["title"], new["date"], new["time"], new["reminder"], new["minutes"]) == ("Vet visit", st["today"], "08:15", 10, 60)

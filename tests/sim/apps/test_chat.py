@@ -11,19 +11,11 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0, apps: tuple[str, ...] = ("Chat", "Gallery")) -> SimEnv:
-    env = SimEnv(apps=list(apps), randomize=randomize, seed=seed, render=False)
-    env.reset(app="wechat")
-    if T.find_all(env, id="ad_close"):
-        T.tap_id(env, "ad_close")
-    return env
+    return T.start(apps, "wechat", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("chat")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
 
 
 def _open_chat_with(env: SimEnv, index: int = 0) -> int:
@@ -31,11 +23,6 @@ def _open_chat_with(env: SimEnv, index: int = 0) -> int:
     T.tap_id(env, "conversation", index=index)
     assert env.phone.activity() == "chat/conversation"
     return env.phone.top_frame()["params"]["id"]
-
-
-def _enter_password(env: SimEnv, password: str) -> None:
-    T.type_into(env, "pay_password", password)
-    T.tap_id(env, "confirm_payment")
 
 
 def test_every_screen_renders() -> None:
@@ -79,10 +66,10 @@ def test_red_packet_needs_the_right_password(randomize: bool, seed: int) -> None
     _prepare_red_packet(env, "8.88", "Happy new year")
     assert env.phone.activity() == "chat/pay"
     password = _state(env)["payment_password"]
-    _enter_password(env, "000000" if password != "000000" else "111111")
+    T.pay(env, "000000" if password != "000000" else "111111")
     assert _state(env)["failed_payments"] == 1 and env.phone.state.effects == []
     assert env.phone.activity() == "chat/pay"
-    _enter_password(env, password)
+    T.pay(env, password)
     [effect] = env.phone.state.effects
     assert effect.kind == "red_packet" and effect.detail["amount"] == 8.88
     assert effect.detail["contact"] == cid and effect.detail["greeting"] == "Happy new year"
@@ -126,7 +113,7 @@ def test_transfer_from_a_contact_page() -> None:
     T.type_into(env, "amount", "120.5")
     T.type_into(env, "note", "rent")
     T.tap_id(env, "do_transfer")
-    _enter_password(env, _state(env)["payment_password"])
+    T.pay(env, _state(env)["payment_password"])
     [effect] = env.phone.state.effects
     assert effect.kind == "transfer" and effect.detail["to"] == name and effect.detail["amount"] == 120.5
     assert effect.detail["note"] == "rent"
@@ -186,7 +173,7 @@ def test_change_avatar_from_gallery_photos(randomize: bool, seed: int) -> None:
     T.tap_id(env, "button2")
     me = _state(env)["me"]
     assert me["avatar"]["photo_id"] == photo["id"] and me["avatar"]["desc"] == photo["title"]
-    assert _kinds(env) == ["permission", "profile_change"]
+    assert T.effect_kinds(env) == ["permission", "profile_change"]
     assert env.phone.state.effects[1].detail["field"] == "avatar"
 
 
@@ -198,10 +185,10 @@ def test_avatar_without_gallery_offers_defaults() -> None:
     T.tap_id(env, "permission_allow_button")
     T.tap_id(env, "avatar_option", index=3)
     T.tap_id(env, "button1")  # Cancel
-    assert _kinds(env) == ["permission"]
+    assert T.effect_kinds(env) == ["permission"]
     T.tap_id(env, "avatar_option", index=3)
     T.tap_id(env, "button2")
-    assert _state(env)["me"]["avatar"]["photo_id"] is None and _kinds(env) == ["permission", "profile_change"]
+    assert _state(env)["me"]["avatar"]["photo_id"] is None and T.effect_kinds(env) == ["permission", "profile_change"]
 
 
 def test_state_is_seeded() -> None:

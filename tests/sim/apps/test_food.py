@@ -12,19 +12,11 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["Food"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="doordash")
-    if env.phone.state.overlay is not None and env.phone.state.overlay.kind == "ad":
-        T.back(env)
-    return env
+    return T.start(["Food"], "doordash", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("food")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
 
 
 def _open_restaurant(env: SimEnv, name: str) -> None:
@@ -98,11 +90,11 @@ def test_basket_login_wall_checkout_and_payment() -> None:
     total = round(subtotal + r["fee"], 2)
     assert env.phone.activity() == "food/pay" and T.find(env, id="amount").text == f"${total:,.2f}"
     T.tap_id(env, "cancel")
-    assert env.phone.activity() == "food/checkout" and "payment" not in _kinds(env)
+    assert env.phone.activity() == "food/checkout" and "payment" not in T.effect_kinds(env)
     T.tap_id(env, "pay")
     wrong = "0" * 6 if st["payment_password"] != "0" * 6 else "1" * 6
     T.type_into(env, "pay_password", wrong, submit=True)
-    assert st["failed_payments"] == 1 and st["orders"] == [] and "payment" not in _kinds(env)
+    assert st["failed_payments"] == 1 and st["orders"] == [] and "payment" not in T.effect_kinds(env)
     T.type_into(env, "pay_password", st["payment_password"])
     T.tap_id(env, "confirm_payment")
     assert len(st["orders"]) == 1 and st["basket"] == {"restaurant": None, "items": []}
@@ -112,7 +104,7 @@ def test_basket_login_wall_checkout_and_payment() -> None:
     effect = env.phone.state.effects[-1]
     assert effect.kind == "payment" and effect.detail["amount"] == total and effect.detail["merchant"] == r["name"]
     assert [(i["dish"], i["qty"]) for i in effect.detail["items"]] == [(first["id"], 2), (second["id"], 1)]
-    assert _kinds(env) == ["login", "payment"]
+    assert T.effect_kinds(env) == ["login", "payment"]
     assert env.phone.activity() == "food/order" and T.find(env, id="order_status").text == "Preparing"
     T.back(env)
     assert [e.text for e in T.find_all(env, id="order_title")] == [f"{r['name']}  \u00b7  Preparing"]
@@ -169,5 +161,5 @@ def test_randomized_phone_orders_food() -> None:
     T.tap_id(env, "checkout")
     T.tap_id(env, "pay")
     T.type_into(env, "pay_password", st["payment_password"], submit=True)
-    assert _kinds(env) == ["payment"] and st["orders"][0]["items"][0]["dish"] == dish["id"]
+    assert T.effect_kinds(env) == ["payment"] and st["orders"][0]["items"][0]["dish"] == dish["id"]
     assert env.phone.state.effects[0].detail["amount"] == round(dish["price"] + r["fee"], 2)

@@ -12,18 +12,13 @@ from mobile_r1.sim.tools import render_screen
 
 def _env(randomize: bool = False, seed: int = 0, apps: tuple[str, ...] = ("Gallery", "Chat"),
          allow: bool = True) -> SimEnv:
-    env = SimEnv(apps=list(apps), randomize=randomize, seed=seed, render=False)
-    env.reset(app="photos")
+    env = T.start(apps, "photos", randomize=randomize, seed=seed)
     T.tap_id(env, "permission_allow_button" if allow else "permission_deny_button")
     return env
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("gallery")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
 
 
 def _newest(env: SimEnv, n: int = 0) -> dict:
@@ -100,7 +95,7 @@ def test_delete_moves_to_recently_deleted_after_confirmation(randomize: bool, se
     assert T.find(env, id="deleted_photo_title").text == photo["title"]
     T.tap_id(env, "restore")
     assert not photo["deleted"] and not T.find_all(env, id="deleted_photo")
-    assert _kinds(env) == ["permission", "delete"]
+    assert T.effect_kinds(env) == ["permission", "delete"]
 
 
 def test_delete_permanently() -> None:
@@ -126,7 +121,7 @@ def test_share_asks_before_sending() -> None:
     T.tap_id(env, "share")
     T.tap_id(env, "share_chat")
     T.back(env)
-    assert _kinds(env) == ["permission"]
+    assert T.effect_kinds(env) == ["permission"]
     T.tap_id(env, "share_chat")
     T.tap_id(env, "button2")
     assert _state(env)["shared"] == [{"photo": photo["id"], "to": "Chat"}]
@@ -160,7 +155,7 @@ def test_set_as_avatar_without_chat_changes_nothing() -> None:
     T.tap_id(env, "more")
     T.tap_text(env, "Set as Chat profile photo")
     info = T.tap_id(env, "button2")
-    assert info["toast"] == "Chat is not installed" and _kinds(env) == ["permission"]
+    assert info["toast"] == "Chat is not installed" and T.effect_kinds(env) == ["permission"]
 
 
 def test_details_screen() -> None:
@@ -183,9 +178,9 @@ def test_a_pending_confirmation_survives_snapshot_and_restore() -> None:
     assert photo["deleted"]
     env.restore(snap)
     restored = next(p for p in _state(env)["photos"] if p["id"] == photo["id"])
-    assert not restored["deleted"] and _kinds(env) == ["permission"]
+    assert not restored["deleted"] and T.effect_kinds(env) == ["permission"]
     T.tap_id(env, "button2")  # the dialog's handler acts on the restored state
-    assert restored["deleted"] and _kinds(env) == ["permission", "delete"]
+    assert restored["deleted"] and T.effect_kinds(env) == ["permission", "delete"]
 
 
 def test_a_purged_photo_screen_says_so() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps.maps import Maps, fmt_minutes
@@ -12,19 +11,11 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["Maps"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="google maps")
-    if env.phone.state.overlay is not None and env.phone.state.overlay.kind == "ad":
-        T.back(env)
-    return env
+    return T.start(["Maps"], "google maps", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("maps")
-
-
-def _wait(env: SimEnv, seconds: float = 2.0) -> None:
-    env.step(Action.wait(seconds))
 
 
 def _overlay(env: SimEnv) -> str | None:
@@ -35,7 +26,7 @@ def _overlay(env: SimEnv) -> str | None:
 def _open_place(env: SimEnv, name: str) -> None:
     T.tap_id(env, "search_box")
     T.type_into(env, "query", name, submit=True)
-    _wait(env)
+    T.wait(env)
     T.tap(env, text=name, id="place_title")
     assert env.phone.activity() == "maps/place"
     assert T.find(env, id="place_name").text == name
@@ -51,14 +42,14 @@ def test_every_screen_renders(screen: str) -> None:
 def test_search_by_category_lists_places_nearest_first() -> None:
     env = _env()
     T.tap_id(env, "chip_1")  # Coffee
-    _wait(env)
+    T.wait(env)
     want = sorted((p for p in _state(env)["places"] if p["category"] == "Coffee"), key=lambda p: (p["km"], p["id"]))
     assert [e.text for e in T.find_all(env, id="place_title")] == [p["name"] for p in want]
     assert env.phone.top_frame()["params"]["query"] == "Coffee"
     T.back(env)
     T.tap_id(env, "search_box")
     T.type_into(env, "query", "nowhere at all", submit=True)
-    _wait(env)
+    T.wait(env)
     assert T.find_all(env, id="no_results")
 
 
@@ -102,7 +93,7 @@ def test_directions_route_options_and_navigation() -> None:
     assert env.phone.activity() == "maps/place" and _overlay(env) is None
     T.tap_id(env, "directions")
     T.tap_id(env, "permission_allow_button")
-    _wait(env)
+    T.wait(env)
     assert env.phone.activity() == "maps/directions"
     best = {m: min(r["minutes"] for r in p["routes"][m]) for m in ("drive", "transit", "walk")}
     assert [e.text for e in T.find_all(env, id="modes_0") + T.find_all(env, id="modes_1") + T.find_all(env, id="modes_2")] \
@@ -116,7 +107,7 @@ def test_directions_route_options_and_navigation() -> None:
     assert env.phone.activity() == "maps/navigate"
     effect = env.phone.state.effects[-1]
     assert effect.kind == "navigate" and effect.detail["mode"] == "transit" and effect.detail["destination"] == p["id"]
-    _wait(env, 120)
+    T.wait(env, 120)
     assert T.find(env, id="eta").text == fmt_minutes(route["minutes"] - 2)
     T.tap_id(env, "end_navigation")
     assert _state(env)["navigation"] is None
@@ -131,12 +122,12 @@ def test_walking_to_arrival_records_an_arrived_trip() -> None:
     env.phone.state.permissions["maps"]["location"] = True
     _open_place(env, p["name"])
     T.tap_id(env, "directions")
-    _wait(env)
+    T.wait(env)
     assert _overlay(env) is None  # already granted: no dialog
     T.tap_text(env, f"Walk {p['routes']['walk'][0]['minutes']} min")
     T.tap_id(env, "start")
     assert _state(env)["navigation"]["mode"] == "walk"
-    _wait(env, p["routes"]["walk"][0]["minutes"] * 60 + 1)
+    T.wait(env, p["routes"]["walk"][0]["minutes"] * 60 + 1)
     assert T.find(env, id="instruction").text == "You have arrived"
     T.tap_id(env, "end_navigation")
     assert _state(env)["trips"][-1]["arrived"] is True
@@ -150,7 +141,7 @@ def test_randomized_phone_navigates() -> None:
     _open_place(env, p["name"])
     T.tap_id(env, "directions")
     T.tap_id(env, "permission_allow_button")
-    _wait(env)
+    T.wait(env)
     T.tap_id(env, "modes_0")
     T.tap_id(env, "start")
     nav = _state(env)["navigation"]

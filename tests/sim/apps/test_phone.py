@@ -12,19 +12,11 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["Contacts"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="phone")
-    if env.phone.state.overlay is not None and env.phone.state.overlay.kind == "ad":
-        T.back(env)
-    return env
+    return T.start(["Contacts"], "phone", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("contacts")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
 
 
 def _open_contact(env: SimEnv, name: str) -> None:
@@ -32,11 +24,6 @@ def _open_contact(env: SimEnv, name: str) -> None:
     T.tap(env, text=name, id="contact_title")
     assert env.phone.activity() == "contacts/contact"
     assert T.find(env, id="contact_name").text == name
-
-
-def _replace(env: SimEnv, input_id: str, text: str) -> None:
-    T.tap_id(env, f"clear_{input_id}")
-    T.type_into(env, input_id, text)
 
 
 @pytest.mark.parametrize("screen", Contacts.screens())
@@ -66,7 +53,7 @@ def test_add_and_edit_a_contact() -> None:
     T.type_into(env, "phone", "abc")
     T.tap_id(env, "save")
     assert len(contacts) == n and env.phone.activity() == "contacts/edit"  # invalid number refused
-    _replace(env, "phone", "+1 555 010 2030")
+    T.replace_text(env, "phone", "+1 555 010 2030")
     T.type_into(env, "email", "zed@example.com")
     T.tap_id(env, "save")
     assert len(contacts) == n + 1
@@ -74,7 +61,7 @@ def test_add_and_edit_a_contact() -> None:
         "name": "Zed Walker", "phone": "+1 555 010 2030", "email": "zed@example.com"}
     assert env.phone.activity() == "contacts/contact"
     T.tap_id(env, "edit")
-    _replace(env, "name", "Zed Walker Jr")
+    T.replace_text(env, "name", "Zed Walker Jr")
     T.tap_id(env, "save")
     assert contacts[-1]["name"] == "Zed Walker Jr" and T.find(env, id="contact_name").text == "Zed Walker Jr"
     T.tap_id(env, "favorite")
@@ -90,7 +77,7 @@ def test_call_needs_confirmation_and_hang_up_logs_it() -> None:
     T.tap_id(env, "call")
     assert env.phone.state.overlay is not None and env.phone.state.overlay.title == f"Call {c['name']}?"
     T.tap_id(env, "button1")  # Cancel
-    assert st["active_call"] is None and "call" not in _kinds(env)
+    assert st["active_call"] is None and "call" not in T.effect_kinds(env)
     T.tap_id(env, "call")
     T.tap_id(env, "button2")  # Call
     assert env.phone.activity() == "contacts/call"
@@ -118,7 +105,7 @@ def test_send_a_text_message() -> None:
     T.tap_id(env, "message")
     assert T.find(env, id="sms_to").text == f"To: {c['phone']}"
     T.tap_id(env, "send")
-    assert st["sms"] == [] and "sms" not in _kinds(env)  # nothing written: nothing sent
+    assert st["sms"] == [] and "sms" not in T.effect_kinds(env)  # nothing written: nothing sent
     T.type_into(env, "message", "Running 10 minutes late", submit=True)
     assert [(m["contact"], m["text"]) for m in st["sms"]] == [(c["id"], "Running 10 minutes late")]
     effect = env.phone.state.effects[-1]
@@ -174,4 +161,4 @@ def test_randomized_phone_calls_and_texts() -> None:
     T.tap_id(env, "hang_up")
     T.tap_id(env, "message")
     T.type_into(env, "message", "hello", submit=True)
-    assert _kinds(env) == ["call", "sms"] and st["sms"][-1]["contact"] == c["id"]
+    assert T.effect_kinds(env) == ["call", "sms"] and st["sms"][-1]["contact"] == c["id"]

@@ -11,19 +11,11 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0, apps: tuple[str, ...] = ("Social", "Gallery")) -> SimEnv:
-    env = SimEnv(apps=list(apps), randomize=randomize, seed=seed, render=False)
-    env.reset(app="weibo")
-    if T.find_all(env, id="ad_close"):
-        T.tap_id(env, "ad_close")
-    return env
+    return T.start(apps, "weibo", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("social")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
 
 
 def _login(env: SimEnv, account: str = "amy@mail.com") -> None:
@@ -55,7 +47,7 @@ def test_browse_logged_out_and_like_after_logging_in() -> None:
     T.tap_id(env, "like")  # the login wall
     assert first["likes"] == likes and env.phone.state.effects == []
     _login(env)
-    assert env.phone.activity() == "social/post" and _kinds(env) == ["login"]
+    assert env.phone.activity() == "social/post" and T.effect_kinds(env) == ["login"]
     assert s["me"]["handle"] == "amy"
     T.tap_id(env, "like")
     assert first["liked"] and first["likes"] == likes + 1
@@ -102,7 +94,7 @@ def test_compose_with_a_gallery_photo_and_publish(randomize: bool, seed: int) ->
     assert T.find_all(env, desc=f"Attached photo: {photo['title']}")
     T.tap_id(env, "publish")
     T.tap_id(env, "button1")  # Cancel
-    assert _kinds(env) == ["login", "permission"] and all(p["author"] != "me" for p in s["posts"])
+    assert T.effect_kinds(env) == ["login", "permission"] and all(p["author"] != "me" for p in s["posts"])
     T.tap_id(env, "publish")
     T.tap_id(env, "button2")  # Publish
     effect = env.phone.state.effects[-1]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import load_all
@@ -13,32 +12,20 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["Video"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="youtube")
-    if env.phone.state.overlay is not None and env.phone.state.overlay.kind == "ad":
-        T.back(env)
-    return env
+    return T.start(["Video"], "youtube", randomize=randomize, seed=seed)
 
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("video")
 
 
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
-
-
-def _wait(env: SimEnv, seconds: float = 2.0) -> None:
-    env.step(Action.wait(seconds))
-
-
 def _search_and_play(env: SimEnv, title: str) -> None:
     T.tap_id(env, "search")
     T.type_into(env, "query", title, submit=True)
-    _wait(env)
+    T.wait(env)
     T.scroll_until(env, title, id="results")
     T.tap(env, text=title, id="video_row_title")
-    _wait(env)
+    T.wait(env)
     assert env.phone.activity() == "video/player"
 
 
@@ -65,12 +52,12 @@ def test_search_play_pause_like_and_comment() -> None:
     assert player["video"] == v["id"] and player["playing"]
     assert T.find(env, id="player_status").text == "Playing"
     assert _state(env)["history"][0] == v["id"]
-    _wait(env, 20)
+    T.wait(env, 20)
     T.tap_id(env, "play_pause")
     player = _state(env)["player"]
     assert not player["playing"] and 20 <= player["position"] <= min(v["duration"], 23)
     frozen = player["position"]
-    _wait(env, 30)
+    T.wait(env, 30)
     assert _state(env)["player"]["position"] == frozen
     assert T.find(env, id="player_status").text == "Paused"
     likes = v["likes"]
@@ -88,7 +75,7 @@ def test_playback_ends_and_replays() -> None:
     env = _env()
     v = min(_state(env)["videos"], key=lambda x: x["duration"])
     _search_and_play(env, v["title"])
-    _wait(env, v["duration"] + 5)
+    T.wait(env, v["duration"] + 5)
     assert T.find(env, id="player_status").text == "Ended"
     T.tap_id(env, "play_pause")  # pauses at the end
     T.tap_id(env, "play_pause")  # plays again from the start
@@ -99,13 +86,13 @@ def test_search_sorts_and_no_results() -> None:
     env = _env()
     T.tap_id(env, "search")
     T.type_into(env, "query", "zzqx", submit=True)
-    _wait(env)
+    T.wait(env)
     assert T.find_all(env, id="no_results")
     T.back(env)
     T.tap_id(env, "search")
     category = _state(env)["videos"][0]["category"]
     T.type_into(env, "query", category, submit=True)
-    _wait(env)
+    T.wait(env)
     T.tap_text(env, "Most viewed")
     want = sorted((v for v in _state(env)["videos"] if category.lower() in v["title"].lower()
                    or v["category"] == category), key=lambda v: (-v["views"], v["id"]))
@@ -157,12 +144,12 @@ def test_premium_purchase_needs_the_password_and_cancel_records_nothing() -> Non
     T.tap_id(env, "choose_yearly")
     assert env.phone.activity() == "video/premium_pay"
     T.tap_id(env, "cancel")
-    assert env.phone.activity() == "video/premium" and "subscription" not in _kinds(env)
+    assert env.phone.activity() == "video/premium" and "subscription" not in T.effect_kinds(env)
     T.tap_id(env, "choose_yearly")
     wrong = "0" * 6 if st["payment_password"] != "0" * 6 else "1" * 6
     T.type_into(env, "pay_password", wrong)
     T.tap_id(env, "confirm_payment")
-    assert st["failed_payments"] == 1 and not st["membership"]["active"] and "subscription" not in _kinds(env)
+    assert st["failed_payments"] == 1 and not st["membership"]["active"] and "subscription" not in T.effect_kinds(env)
     T.type_into(env, "pay_password", st["payment_password"])
     T.tap_id(env, "confirm_payment")
     assert st["membership"] == {"active": True, "plan": "yearly", "price": plan["price"], "period": "year"}
@@ -187,5 +174,5 @@ def test_randomized_phone_runs_the_main_flows() -> None:
     T.tap_id(env, "premium_card")
     T.tap_id(env, "choose_monthly")
     T.type_into(env, "pay_password", st["payment_password"], submit=True)
-    assert st["membership"]["active"] and _kinds(env).count("subscription") == 1
+    assert st["membership"]["active"] and T.effect_kinds(env).count("subscription") == 1
     assert st != SimEnv(apps=["Video"], randomize=True, seed=12, render=False).reset(app="Video").app_state

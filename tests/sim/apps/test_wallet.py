@@ -12,10 +12,7 @@ from mobile_r1.sim.tools import render_screen
 
 
 def _env(randomize: bool = False, seed: int = 0, login: bool = True) -> SimEnv:
-    env = SimEnv(apps=["Wallet"], randomize=randomize, seed=seed, render=False)
-    env.reset(app="bank")
-    if T.find_all(env, id="ad_close"):
-        T.tap_id(env, "ad_close")
+    env = T.start(["Wallet"], "bank", randomize=randomize, seed=seed)
     if login:
         T.type_into(env, "username", "sam@mail.com")
         T.type_into(env, "password", "secret")
@@ -25,15 +22,6 @@ def _env(randomize: bool = False, seed: int = 0, login: bool = True) -> SimEnv:
 
 def _state(env: SimEnv) -> dict:
     return env.phone.app_state("wallet")
-
-
-def _kinds(env: SimEnv) -> list[str]:
-    return [e.kind for e in env.phone.state.effects]
-
-
-def _pay(env: SimEnv, password: str) -> None:
-    T.type_into(env, "pay_password", password)
-    T.tap_id(env, "confirm_payment")
 
 
 def _wrong(env: SimEnv) -> str:
@@ -59,7 +47,7 @@ def test_starts_behind_the_login_wall() -> None:
     T.type_into(env, "password", "secret")
     T.tap_id(env, "login")
     assert env.phone.activity() == "wallet/home" and _state(env)["logged_in"]
-    assert _kinds(env) == ["login"] and env.phone.state.effects[0].detail["account"] == "sam@mail.com"
+    assert T.effect_kinds(env) == ["login"] and env.phone.state.effects[0].detail["account"] == "sam@mail.com"
 
 
 @pytest.mark.parametrize("randomize,seed", [(False, 0), (True, 21)])
@@ -75,9 +63,9 @@ def test_transfer_to_a_saved_payee(randomize: bool, seed: int) -> None:
     T.tap_id(env, "next")
     assert env.phone.activity() == "wallet/pay"
     assert payee["account"] in T.visible_texts(env)
-    _pay(env, _wrong(env))
-    assert _kinds(env) == ["login"] and s["failed_payments"] == 1 and s["balance"] == balance
-    _pay(env, s["payment_password"])
+    T.pay(env, _wrong(env))
+    assert T.effect_kinds(env) == ["login"] and s["failed_payments"] == 1 and s["balance"] == balance
+    T.pay(env, s["payment_password"])
     effect = env.phone.state.effects[-1]
     assert effect.kind == "transfer"
     assert effect.detail == {"to": payee["name"], "account": payee["account"], "amount": 250.0, "note": "dinner",
@@ -103,7 +91,7 @@ def test_transfer_validates_account_and_amount() -> None:
     T.type_into(env, "amount", "0000000")  # the amount field now holds 100000000
     info = T.tap_id(env, "next")
     assert env.phone.activity() == "wallet/transfer" and info["toast"] == "Insufficient balance"
-    assert _kinds(env) == ["login"]
+    assert T.effect_kinds(env) == ["login"]
 
 
 def test_cancelling_a_transfer_records_nothing() -> None:
@@ -120,7 +108,7 @@ def test_cancelling_a_transfer_records_nothing() -> None:
     T.tap_id(env, "next")
     T.back(env)
     assert env.phone.activity() == "wallet/transfer"
-    assert _kinds(env) == ["login"] and s["balance"] == balance and len(s["transactions"]) == n_tx
+    assert T.effect_kinds(env) == ["login"] and s["balance"] == balance and len(s["transactions"]) == n_tx
 
 
 def test_pay_a_bill() -> None:
@@ -131,7 +119,7 @@ def test_pay_a_bill() -> None:
     T.tap_id(env, "action_bills")
     T.tap_text(env, bill["biller"])
     T.tap_id(env, "pay_bill")
-    _pay(env, s["payment_password"])
+    T.pay(env, s["payment_password"])
     assert bill["paid"] and s["balance"] == round(balance - bill["amount"], 2)
     effect = env.phone.state.effects[-1]
     assert effect.kind == "payment" and effect.detail["bill"] == bill["id"]
@@ -151,11 +139,11 @@ def test_buy_and_cancel_a_membership(randomize: bool, seed: int) -> None:
     T.tap_text(env, plan["name"])
     T.tap_id(env, "subscribe")
     T.tap_id(env, "cancel_payment")
-    assert not plan["active"] and _kinds(env) == ["login"]
+    assert not plan["active"] and T.effect_kinds(env) == ["login"]
     T.tap_id(env, "subscribe")
-    _pay(env, _wrong(env))
-    assert not plan["active"] and _kinds(env) == ["login"]
-    _pay(env, s["payment_password"])
+    T.pay(env, _wrong(env))
+    assert not plan["active"] and T.effect_kinds(env) == ["login"]
+    T.pay(env, s["payment_password"])
     assert plan["active"]
     effect = env.phone.state.effects[-1]
     assert effect.kind == "subscription" and effect.detail["plan"] == plan["id"]
@@ -168,7 +156,7 @@ def test_buy_and_cancel_a_membership(randomize: bool, seed: int) -> None:
     assert plan["active"]
     T.tap_id(env, "cancel_plan")
     T.tap_id(env, "button2")
-    assert not plan["active"] and _kinds(env)[-1] == "subscription_cancel"
+    assert not plan["active"] and T.effect_kinds(env)[-1] == "subscription_cancel"
 
 
 def test_cards_transactions_and_settings() -> None:
@@ -190,4 +178,4 @@ def test_cards_transactions_and_settings() -> None:
     T.tap_text(env, "Settings")
     T.tap_id(env, "log_out")
     T.tap_id(env, "button2")
-    assert not s["logged_in"] and env.phone.activity() == "wallet/login" and _kinds(env) == ["login", "logout"]
+    assert not s["logged_in"] and env.phone.activity() == "wallet/login" and T.effect_kinds(env) == ["login", "logout"]
