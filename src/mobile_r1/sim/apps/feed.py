@@ -525,7 +525,7 @@ class FeedApp(Memberships, App):
     liked_title: ClassVar[str] = "Liked videos"
     strings: ClassVar[dict[str, dict[str, str]]] = {"zh": {
         **Memberships.MEMBER_ZH,
-        "Search": "搜索", "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索",
+        "Home": "首页", "Search": "搜索", "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索",
         "Hot searches": "热门搜索", "Clear": "清空", "Search history cleared": "已清空搜索历史",
         "No results for '{query}'": "没有找到“{query}”相关的内容", "Relevance": "综合排序", "Most viewed": "最多播放",
         "Newest": "最新发布", "Sort by relevance": "按综合排序", "Sort by views": "按播放量排序",
@@ -778,8 +778,7 @@ class FeedApp(Memberships, App):
             if key == "hot":
                 metric = self._count(ctx, "{n} heat", v.get("heat", v["views"]))
             elif key == "ranking":
-                metric = (f"{self._count(ctx, '{n} views', v['views'])}  \u00b7  "
-                          f"{self._count(ctx, '{n} likes', v['likes'])}")
+                metric = self._count(ctx, "{n} likes", v["likes"])
             else:
                 metric = ""
             badge = Text(str(rank), size="title", bold=True, color="danger" if rank <= 3 else GREY, id="rank",
@@ -1009,13 +1008,13 @@ class FeedApp(Memberships, App):
                           lambda c2, pid=photo["id"]: _set_avatar(c2, pid), yes=c.t("Confirm"))
             return handler
 
-        tiles = [Column(Image(desc=p["name"], height=260, color=COLORS[p["color"] % len(COLORS)]),
+        tiles = [Column(Image(desc=p["name"], height=300, color=COLORS[p["color"] % len(COLORS)]),
                         Text(p["name"], size="tiny", max_lines=1, id="photo_name"),
                         Text(f"\u2665 {ctx.t('Favorite')}" if p["favorite"] else p["album"], size="tiny",
                              color="danger" if p["favorite"] else GREY, id="photo_album"),
                         gap=6, id="photo", on_click=ask(p)) for p in photos]
         return Column(AppBar("Choose a photo"), chips,
-                      Scroll(Grid(*tiles, cols=3, gap=16, pad=20) if tiles else Text("No photos", pad=60),
+                      Scroll(Grid(*tiles, cols=2, gap=20, pad=24) if tiles else Text("No photos", pad=60),
                              id="photos"))
 
     def screen_compose(self, ctx: Ctx) -> Widget:

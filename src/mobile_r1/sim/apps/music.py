@@ -113,7 +113,7 @@ class MusicApp(Memberships, App):
     flavour: ClassVar[str] = "spotify"
     strings: ClassVar[dict[str, dict[str, str]]] = {"zh": {
         **Memberships.MEMBER_ZH,
-        "Good morning, {user}": "早上好，{user}", "Made for you": "为你推荐", "Search songs": "搜索歌曲",
+        "Home": "首页", "Good morning, {user}": "早上好，{user}", "Made for you": "为你推荐", "Search songs": "搜索歌曲",
         "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索", "Songs": "单曲",
         "Now playing": "正在播放", "Play": "播放", "Pause": "暂停", "{n} plays": "{n}次播放",
         "Hello, {user}": "你好，{user}", "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
