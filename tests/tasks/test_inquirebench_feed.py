@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from mobile_r1.core.actions import Action
 from mobile_r1.env.sim import SimBackend
 from mobile_r1.env.sim.episode import make_episode
+from mobile_r1.env.sim.judge import judge
+from mobile_r1.sim import testing as T
 from mobile_r1.tasks.released import match_line
 from mobile_r1.tasks.spec import TaskSpec
 from tests.tasks.released_lines import (do_nothing_succeeds, episode_of, line, oracle, packaged_lines,
@@ -168,3 +171,19 @@ def test_train_episodes_generate_in_both_languages_with_their_own_phrasings(spec
                 assert episode.instruction not in test_lines, (spec_id, episode.instruction)
                 if spec.category == "intention":
                     assert "{" not in episode.intent and episode.intent != episode.instruction
+
+
+def test_a_weibo_post_passes_with_or_without_the_lines_closing_full_stop(all_specs: list[TaskSpec]) -> None:
+    episode = episode_of(packaged_lines()[(ZH, 4)], all_specs)
+    for typed, ok in (("今天周五天气很好，适合出去玩。", True), ("今天周五天气很好", False)):
+        env = episode.make_env(render=False)
+        env.step(Action.open("微博"))
+        assert env.phone.activity() == "weibo/login"
+        env.step(Action.call_user("微博需要登录，请帮我登录。"))  # the simulated user logs in
+        assert env.phone.activity() == "weibo/home"
+        T.tap_id(env, "compose")
+        T.type_into(env, "post_text", typed)
+        T.tap_id(env, "publish")
+        env.step(Action.terminate("success"))
+        verdict = judge(episode, env.phone).verdict
+        assert (verdict.success, verdict.inquiry) == (ok, "asked"), verdict.reason
