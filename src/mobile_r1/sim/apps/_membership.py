@@ -110,7 +110,7 @@ class Memberships:
         "Your {tier} ({option}) ends in {days} days": "你的{tier}（{option}）将在 {days} 天后到期",
         "New users: {amount} off the first charge": "新用户专享：首充立减{amount}", "Renew": "续费",
         "Subscribe for {price}": "支付 {price} 开通", "First charge {price}": "首充 {price}", "Auto-renews": "自动续费",
-        "Cancel anytime": "可随时取消", "Choose {tier}, {option}": "选择{tier}，{option}",
+        "Choose {tier}, {option}": "选择{tier}，{option}",
         "Confirm payment": "确认付款", "Enter your 6-digit payment password": "请输入 6 位支付密码",
         "Payment": "付款", "Forgot password?": "忘记密码？", "Reset password": "重置密码",
         "Contact support to reset your payment password.": "请联系客服重置支付密码。",

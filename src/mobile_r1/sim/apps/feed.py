@@ -126,6 +126,10 @@ _SHOW_ZH = Pool(
 POOLS: dict[str, dict[str, Pool]] = {"video": {"en": _VIDEO_EN, "zh": _VIDEO_ZH},
                                      "short": {"en": _VIDEO_EN, "zh": _VIDEO_ZH},
                                      "note": {"en": _NOTE_EN, "zh": _NOTE_ZH}, "show": {"en": _SHOW_EN, "zh": _SHOW_ZH}}
+# The style of items each flavour shows: video pages, short videos, notes (text and pictures) or shows
+STYLES: dict[str, str] = {"youtube": "video", "bilibili": "video", "douyin": "short", "tiktok": "short",
+                          "xiaohongshu": "note", "weibo": "note", "x": "note", "instagram": "note", "wetv": "show",
+                          "netflix": "show"}
 # How long an item of each style plays (seconds; notes do not play)
 DURATIONS = {"video": (120, 1800), "short": (8, 90), "show": (1500, 3600), "note": (0, 0)}
 # The points a note lists: the ingredients and seasonings of a recipe, or the tips of any other note
@@ -525,31 +529,30 @@ class FeedApp(Memberships, App):
     liked_title: ClassVar[str] = "Liked videos"
     strings: ClassVar[dict[str, dict[str, str]]] = {"zh": {
         **Memberships.MEMBER_ZH,
-        "Home": "首页", "Search": "搜索", "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索",
+        "Home": "首页", "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索",
         "Hot searches": "热门搜索", "Clear": "清空", "Search history cleared": "已清空搜索历史",
         "No results for '{query}'": "没有找到“{query}”相关的内容", "Relevance": "综合排序", "Most viewed": "最多播放",
         "Newest": "最新发布", "Sort by relevance": "按综合排序", "Sort by views": "按播放量排序",
         "Sort by date": "按发布时间排序", "{n} views": "{n}次播放", "{n} likes": "{n}点赞", "{n} heat": "{n}热度",
-        "{n} followers": "{n}粉丝", "{n} comments": "{n}条评论", "Official": "官方认证", "Uploader": "UP主",
+        "{n} followers": "{n}粉丝", "{n} comments": "{n}条评论", "Official": "官方认证",
         "Trending": "热门", "Hot list": "热榜", "Popular": "热门", "Weekly picks": "每周必看", "Rankings": "排行榜",
         "Hot search": "热搜", "Explore": "发现", "Top charts": "热播榜", "Top 10": "十大热门", "Following": "关注",
-        "Subscriptions": "订阅", "Follow": "关注", "Followed": "已关注", "Subscribe": "订阅", "Subscribed": "已订阅",
-        "Followed {name}": "已关注{name}", "Unfollowed {name}": "已取消关注{name}", "Like": "点赞", "Liked": "已点赞",
-        "Like removed": "已取消点赞", "Play": "播放", "Pause": "暂停", "Now playing": "正在播放", "Note": "笔记",
+        "Subscriptions": "订阅", "Followed": "已关注", "Subscribed": "已订阅",
+        "Followed {name}": "已关注{name}", "Unfollowed {name}": "已取消关注{name}",
+        "Like removed": "已取消点赞", "Now playing": "正在播放", "Note": "笔记",
         "Post": "发布", "New post": "发帖", "What's on your mind?": "分享新鲜事…", "Write something first": "请先输入内容",
         "Posted": "已发布", "My posts": "我的发布", "No posts yet": "还没有发布内容", "Liked videos": "点赞的视频",
         "Liked posts": "赞过的内容", "Nothing here yet": "这里还没有内容", "Edit profile": "编辑资料",
         "Profile photo": "头像", "Nickname": "昵称", "Bio": "简介", "Change profile photo": "更换头像",
-        "Choose a photo": "选择照片", "All photos": "全部照片", "Favorites": "收藏", "Favorite": "收藏",
+        "Choose a photo": "选择照片", "All photos": "全部照片", "Favorite": "收藏",
         "Change profile photo?": "更换头像？", "Use {name} as your profile photo? Others will see it.":
             "将{name}设为头像？其他人都能看到。", "Profile photo updated": "头像已更新", "No photos": "没有照片",
         "You're not on Wi-Fi": "当前非 WLAN 网络",
         "Playing this video will use about {mb} MB of mobile data. Play anyway?":
             "播放该视频将消耗约 {mb} MB 流量，是否继续播放？",
-        "Hello, {user}": "你好，{user}", "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
+        "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
         "Ingredients": "用料", "Key points": "要点", "Save this for later!": "建议收藏！", "Latest": "最新",
-        "By views": "最热", "Rank {n}": "第{n}名", "Top {n}": "TOP{n}", "Channel": "频道", "Search results": "搜索结果",
-        "Membership": "会员", "{n} new": "{n} 条更新", "Open {name}'s page": "打开{name}的主页",
+        "By views": "最热", "Rank {n}": "第{n}名", "Open {name}'s page": "打开{name}的主页",
     }}
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -1024,12 +1027,6 @@ class FeedApp(Memberships, App):
 
 
 # ----- the apps ---------------------------------------------------------------------------------------------------
-# The style of items each flavour shows: video pages, short videos, notes (text and pictures) or shows
-STYLES: dict[str, str] = {"youtube": "video", "bilibili": "video", "douyin": "short", "tiktok": "short",
-                          "xiaohongshu": "note", "weibo": "note", "x": "note", "instagram": "note", "wetv": "show",
-                          "netflix": "show"}
-
-
 @register
 class Douyin(FeedApp):
     name = "Douyin"
@@ -1073,7 +1070,7 @@ class Xiaohongshu(FeedApp):
     lists = (("hot", "Hot list"),)
     trend_tab = "Hot list"
     liked_title = "Liked posts"
-    strings = {"zh": {"Liked posts": "赞过的笔记", "New post": "发笔记", "Me": "我"}}
+    strings = {"zh": {"Liked posts": "赞过的笔记", "New post": "发笔记"}}
 
 
 @register
@@ -1093,7 +1090,7 @@ class Bilibili(FeedApp):
                   [(MONTHLY, 15.0), (QUARTERLY, 45.0), (ONE_MONTH, 25.0), (THREE_MONTHS, 68.0)]),
              tier(("Super Premium", "超级大会员"), ("Everything in Premium, 4K and early access", "大会员全部权益，4K 画质和抢先看"),
                   [(MONTHLY, 25.0), (YEARLY, 168.0), (ONE_MONTH, 35.0), (TWELVE_MONTHS, 198.0)]))
-    strings = {"zh": {"{n} views": "{n}播放", "Premium membership": "大会员", "Me": "我的", "Uploader": "UP主"}}
+    strings = {"zh": {"{n} views": "{n}播放", "Premium membership": "大会员", "Me": "我的"}}
 
 
 @register

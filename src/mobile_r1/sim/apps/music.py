@@ -115,9 +115,9 @@ class MusicApp(Memberships, App):
         **Memberships.MEMBER_ZH,
         "Home": "首页", "Good morning, {user}": "早上好，{user}", "Made for you": "为你推荐", "Search songs": "搜索歌曲",
         "Type something to search": "请输入搜索内容", "Recent searches": "历史搜索", "Songs": "单曲",
-        "Now playing": "正在播放", "Play": "播放", "Pause": "暂停", "{n} plays": "{n}次播放",
+        "Now playing": "正在播放", "{n} plays": "{n}次播放",
         "Hello, {user}": "你好，{user}", "Log out?": "退出登录？", "You will need to log in again.": "需要重新登录。",
-        "Nothing played yet": "还没有播放过歌曲", "Library": "音乐库", "Get {title}": "开通{title}",
+        "Get {title}": "开通{title}",
     }}
 
     def __init_subclass__(cls, **kw: Any) -> None:
