@@ -239,6 +239,9 @@ def test_a_recipe_note_lists_its_ingredients() -> None:
     s = _state(env, "xiaohongshu")
     pinned = s["targets"]["recipe"]
     assert pinned["recipe"] and len(pinned["points"]) == 3 and "尖椒鸡蛋" in pinned["title"]
+    found = results(s, "尖椒鸡蛋")
+    assert found[0]["id"] == pinned["id"] and pick(found, "views") != pinned and pick(found, "likes") != pinned
+    assert len({count_text(v["views"], "zh") for v in found}) == len(found)  # it keeps the counts apart
     _search(env, "尖椒鸡蛋的做法")  # a search containing the dish finds the note first
     assert T.find(env, id="item_title").text == pinned["title"]
     T.tap(env, id="item")

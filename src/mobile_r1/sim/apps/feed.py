@@ -195,6 +195,15 @@ def _likes(rng: random.Random, views: list[int], lang: str) -> list[int]:
     return out
 
 
+def _distinct(counts: list[int], lang: str) -> int:
+    """A count near the middle of sorted `counts` that reads differently from all of them."""
+    value = _snap(counts[len(counts) // 2] + 7, lang) if counts else 1000
+    shown = {count_text(c, lang) for c in counts}
+    while count_text(value, lang) in shown:
+        value = _snap(int(value * 1.05) + 1, lang)
+    return value
+
+
 def date_of(age: int) -> str:
     """The date `age` days before the phone's today, as 'YYYY-MM-DD'."""
     return (BASE_DATE - datetime.timedelta(days=age)).isoformat()
@@ -661,7 +670,7 @@ class FeedApp(Memberships, App):
                 title = (f"{topic}｜{rng.choice(pool.descriptors)}" if lang == "zh"
                          else f"{topic} - {rng.choice(pool.descriptors)}")
                 if count > 1:
-                    title += f" ({i + 1})" if lang == "en" else f"（第{count - i}期）"
+                    title += f" (part {count - i})" if lang == "en" else f"（第{count - i}期）"
                 record = _item(rng, style, lang, f"c{key}-{i + 1}", title, name, views[i], likes[i], ages[i])
                 record.update(channel=name, topic=topic)
                 s["videos"].append(record)
@@ -681,10 +690,10 @@ class FeedApp(Memberships, App):
                 return dict(p)
         rng = random.Random(f"{s['catalog']['seed']}|pinned|{norm}|{title}")
         style = _style(self.flavour)
-        others = results(s, shown)
-        views = max((v["views"] for v in others), default=1000) + _snap(1_000_000, lang)
+        others = results(s, shown)  # middling counts: it leads the list by relevance alone
+        views, likes = (_distinct(sorted(v[f] for v in others), lang) for f in ("views", "likes"))
         record = _item(rng, style, lang, f"p{_digest(norm + title)}", title, rng.choice(POOLS[style][lang].uploaders),
-                       _snap(views, lang), _snap(views // 10, lang), 3, norm, recipe)
+                       views, likes, 3, norm, recipe)
         s["pinned"].append(record)
         return dict(record)
 
