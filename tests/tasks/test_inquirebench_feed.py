@@ -44,7 +44,8 @@ EXPECTED: dict[tuple[str, int], str] = {
 }
 OURS = set(EXPECTED.values())
 # The values a line's template reads off it, for the lines whose values matter most
-VALUES = {(EN, 19): {"query": "deepseekr1"}, (EN, 20): {"channel": "OpenAI"}, (EN, 38): {"query": "Programming for Absolute Beginners"},
+VALUES = {(EN, 19): {"query": "deepseekr1"}, (EN, 20): {"channel": "OpenAI"},
+          (EN, 38): {"query": "Programming for Absolute Beginners"},
           (EN, 76): {"plan": "Duo"}, (EN, 80): {"plan": "Student"}, (EN, 79): {"plan": "premium"},
           (ZH, 16): {"n": "1"}, (ZH, 19): {"uploader": "帅soserious", "topic": "腹肌训练"},
           (ZH, 20): {"uploader": "老番茄", "topic": "游戏解说"}, (ZH, 53): {"query": "论文写作指南"},
@@ -83,7 +84,8 @@ def test_the_oracle_plays_every_line_with_the_right_inquiry(all_specs: list[Task
         if where[0] != language:
             continue
         episode = episode_of(lines[where], all_specs)
-        assert episode.locale == ("zh" if language == ZH else "en") and episode.instruction == lines[where].task.instruction
+        assert episode.locale == ("zh" if language == ZH else "en")
+        assert episode.instruction == lines[where].task.instruction
         assert episode.spec.inquiries[0].reply == FIRST_REPLY[episode.spec.category]
         run = oracle(episode)
         verdict = run.judgement.verdict

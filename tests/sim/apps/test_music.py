@@ -117,7 +117,8 @@ def test_every_screen_is_chinese_on_a_chinese_phone_and_draws(key: str) -> None:
                 phone.goto(key, screen, **params)
                 assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
                 if locale == "zh":
-                    bad = [label for e in phone.elements() for label in (e.text, e.content_desc)
-                           if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label)))]
+                    labels = [label for e in phone.elements() for label in (e.text, e.content_desc) if label]
+                    bad = [label for label in labels
+                           if missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))]
                     assert bad == [], f"{key}/{screen}"
                 assert phone.screenshot(0.2).size == (216, 480)
