@@ -12,7 +12,7 @@ import yaml
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.env.sim import SimBackend
 from mobile_r1.tasks.released import match_phrasing, normalize, read_lines, match_lines
-from mobile_r1.tasks.spec import load_spec
+from mobile_r1.tasks.spec import TaskSpec, load_spec
 
 DIAL = {
     "id": "ib.dial_unknown", "suite": "inquirebench-sim", "apps": ["Contacts"], "phone": ["Contacts", "Notes"],
@@ -51,6 +51,19 @@ def test_slots_read_values_off_a_line_whatever_its_quotes_width_and_case(specs_d
     assert match_phrasing("帮我拨打号码+86-12345678901", spec.templates_zh.test, spec) == (0, {"number": "+86-12345678901"})
     assert match_phrasing("Dial the number Bob for me.", spec.templates.test, spec) is None  # not a phone number
     assert normalize("\u201cHi\u201d\uff0c\uff11") == "'Hi',1"
+
+
+def test_a_text_value_keeps_the_lines_own_characters_and_a_number_is_read_normalised() -> None:
+    spec = TaskSpec.model_validate({
+        "id": "ib.post_times", "apps": ["Notes"], "category": "privacy", "subcategory": "publishing",
+        "params": {"text": {"choice": ["hi"]}, "n": {"number": [1, 3], "slot": "number"}},
+        "templates": {"train": ["Post {text} {n} times"], "test": ["Post '{text}' {n} times."]},
+        "templates_zh": {"train": ["发{n}次{text}"], "test": ["发{n}条微博，内容是{text}。"]},
+        "goal": [{"effect": "post"}], "inquiries": [{"reply": "confirm", "effect": "post"}]})
+    assert match_phrasing("发\uff13条微博\uff0c内容是今天天气很好\uff0c适合出去玩\u3002", spec.templates_zh.test, spec) == (
+        0, {"n": "3", "text": "今天天气很好\uff0c适合出去玩"})
+    assert match_phrasing("  Post \u2018It\u2019s Friday\u2019 2 times", spec.templates.test, spec) == (
+        0, {"text": "It\u2019s Friday", "n": "2"})
 
 
 def test_lines_in_both_languages_play_with_their_own_words_and_values(specs_dir: Path, tmp_path: Path) -> None:

@@ -130,12 +130,19 @@ def _literal_length(template: str) -> int:
 
 
 def match_phrasing(text: str, templates: list[str], spec: TaskSpec) -> tuple[int, dict[str, str]] | None:
-    """(index, values) of the first of `templates` that `text` is an instance of, or None."""
-    clean = normalize(text).strip()
+    """(index, values) of the first of `templates` that `text` is an instance of, or None. Matching reads the
+    normalised text; a `text` slot's value keeps the line's own characters (a Chinese post its full-width commas),
+    the other kinds (numbers, phone numbers, words) are read normalised."""
+    folded = normalize(text)  # one character for one, so positions in it are positions in `text`
+    lead = len(folded) - len(folded.lstrip())
+    clean = folded.strip()
+    own = text[lead:lead + len(clean)]
+    kinds = dict(_slots(spec))
     for index, template in enumerate(templates):
         found = _pattern(template, _slots(spec)).fullmatch(clean)
         if found is not None:
-            return index, {k: v.strip() for k, v in found.groupdict().items()}
+            return index, {k: (own if kinds.get(k, "text") == "text" else clean)[found.start(k):found.end(k)].strip()
+                           for k in found.groupdict()}
     return None
 
 
