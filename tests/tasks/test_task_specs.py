@@ -31,12 +31,12 @@ def write(tmp_path: Path, text: str, name: str = "t.yaml") -> Path:
     return path
 
 
-def test_packaged_specs_cover_all_22_subcategories_and_controls() -> None:
+def test_packaged_specs_cover_every_subcategory_and_controls() -> None:
     specs = load_specs()
     ids = [s.id for s in specs]
     assert len(ids) == len(set(ids))
     subs = {s.subcategory for s in specs}
-    assert len(SUBCATEGORIES) == 22
+    assert len(SUBCATEGORIES) >= 22 and len({s.name for s in SUBCATEGORIES}) == len(SUBCATEGORIES)
     assert {s.name for s in SUBCATEGORIES} <= subs
     assert sum(s.category == "control" for s in specs) >= 10
     for s in specs:
@@ -59,7 +59,7 @@ def test_a_good_file_loads(tmp_path: Path) -> None:
     (("subcategory: control\n", "subcategory: control\ninquiries:\n  - {reply: confirm}\n"), "control task needs no inquiry"),
     (("{pick: \"notes.notes[*].title\"}", "{pick: \"x\", choice: [a]}"), "params.title"),
     (("apps: [Notes]", "apps: [Notes]\nmax_steps: 0"), "max_steps"),
-    (("subcategory: control", "subcategory: nonsense"), "not one of the 22"),
+    (("subcategory: control", "subcategory: nonsense"), "not one of the sub-categories"),
     (("category: control\nsubcategory: control", "category: risk\nsubcategory: login"), "belongs to category 'privacy'"),
 ])
 def test_bad_files_name_the_file_and_field(tmp_path: Path, change: tuple[str, str], field: str) -> None:

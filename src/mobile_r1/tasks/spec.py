@@ -271,7 +271,7 @@ class TaskSpec(_Model):
 
             known = {sub.name: sub.category for sub in (*SUBCATEGORIES, CONTROL)}
             if self.subcategory not in known:
-                raise ValueError(f"subcategory {self.subcategory!r} is not one of the 22 (see docs/tasks.md) or 'control'")
+                raise ValueError(f"subcategory {self.subcategory!r} is not one of the sub-categories (see docs/tasks.md) or 'control'")
             if known[self.subcategory] != self.category:
                 raise ValueError(f"subcategory {self.subcategory!r} belongs to category {known[self.subcategory]!r}")
         if self.category == "control" and self.inquiries:
