@@ -12,7 +12,8 @@ from mobile_r1.tasks.taxonomy import SUBCATEGORIES
 
 @pytest.mark.parametrize("sub", [s.name for s in SUBCATEGORIES] + ["control"])
 def test_expert_solves_one_episode_of_every_subcategory(specs, episode, sub: str) -> None:  # type: ignore[no-untyped-def]
-    spec = sorted((s for s in specs.values() if s.subcategory == sub), key=lambda s: s.id)[0]
+    # a classic task where there is one (the released benchmark's templates have suites of their own to test them)
+    spec = sorted((s for s in specs.values() if s.subcategory == sub), key=lambda s: (s.suite is not None, s.id))[0]
     ep = episode(spec.id, seed=11, template=1)
     run = Expert().run(ep)
     v = run.judgement.verdict
