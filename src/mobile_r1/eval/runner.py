@@ -16,7 +16,7 @@ agent's failure: its record carries `infra_error` instead of a verdict, it is co
 last record of an episode: `load_run`).
 
 Episodes come from the backend `env` names (`sim`, the built-in simulated phone, by default; see
-`mobile_r1.env.make_backend`) and are played through `eval.episode.EpisodePlay`, the code stage-3 rollouts use too.
+`mobile_r1.env.make_backend`) and are played through `play.episode.EpisodePlay`, the code stage-3 rollouts use too.
 They run `workers` at a time: model agents (`hf:`, `openai:`) advance that many episodes together with one
 `act_batch` call per turn; other agents run in `workers` processes, each with its own agent and backend. Every
 episode depends only on its own seed (the `random` agent is re-seeded per episode), never on which worker ran it.
@@ -48,7 +48,7 @@ from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef, TaskEnv, reset_many
 from mobile_r1.env.pools import make_pool
-from mobile_r1.eval.episode import EpisodePlay, Turn, advance_many, self_corrections
+from mobile_r1.play.episode import EpisodePlay, Turn, advance_many, self_corrections
 from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
 
