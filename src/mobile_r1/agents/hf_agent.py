@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView, saved_view_options
+from mobile_r1.agents.registry import need_argument, register_agent
 from mobile_r1.core.dialects.base import reply_chars
 from mobile_r1.core.errors import ConfigError
 
@@ -194,5 +195,13 @@ class HFAgent(Agent):
         limit = reply_chars(self.max_new_tokens)
         return [self.view.output(t, r.observation, max_chars=limit) for t, r in zip(texts, requests)]
 
+    @classmethod
+    def from_spec(cls, argument: str | None, **options: Any) -> HFAgent:
+        """The agent `hf:MODEL` names (a preset, a local directory or a hub id)."""
+        return cls(need_argument(argument, "hf", "hf:tiny-lm or hf:PATH"), **options)
+
     def __repr__(self) -> str:
         return f"HFAgent(model={self.policy.spec!r}, dialect={self.view.dialect.name!r})"
+
+
+register_agent("hf", HFAgent.from_spec, replace=True)

@@ -22,12 +22,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView
 from mobile_r1.agents.chat import from_hf, to_openai
 from mobile_r1.agents.options import redact_url
+from mobile_r1.agents.registry import need_argument, register_agent
 from mobile_r1.core.dialects.base import reply_chars
 from mobile_r1.core.errors import ConfigError, MobileR1Error
 
@@ -169,8 +171,6 @@ class ChatClient:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self._complete_all(batch, **params))
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self._complete_all(batch, **params)).result()
 
@@ -243,5 +243,13 @@ class OpenAIAgent(Agent):
                 else self.view.output(reply.text, r.observation, max_chars=limit)
                 for reply, r in zip(replies, requests)]
 
+    @classmethod
+    def from_spec(cls, argument: str | None, **options: Any) -> OpenAIAgent:
+        """The agent `openai:MODEL` names."""
+        return cls(need_argument(argument, "openai", "openai:gpt-4o"), **options)
+
     def __repr__(self) -> str:
         return f"OpenAIAgent({self.client!r}, dialect={self.view.dialect.name!r})"
+
+
+register_agent("openai", OpenAIAgent.from_spec, replace=True)
