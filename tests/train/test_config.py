@@ -149,7 +149,7 @@ def test_your_own_task_specs_in_a_training_config(tmp_path) -> None:  # type: ig
     import yaml
 
     from mobile_r1.train.config import load_config
-    from mobile_r1.train.task_grpo import stage_backend
+    from mobile_r1.train.task_stage import stage_backend
 
     folder = tmp_path / "specs"
     folder.mkdir()

@@ -16,6 +16,7 @@ import torch
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.formats import images_dir, load_any
 from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
@@ -326,8 +327,7 @@ def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch
 
 
 def load_episode_files(paths: list[str]) -> list[Episode]:
-    from mobile_r1.core.formats import load_any
-
+    """Every episode of the files or folders `paths` (any format `core.formats.load_any` reads)."""
     episodes: list[Episode] = []
     for path in paths:
         if not Path(path).exists():
@@ -352,6 +352,22 @@ def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
     held = set(order[:n_eval])
     return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
 
+
+def labelled_episodes(config: TrainConfig) -> tuple[PromptSettings, list[Episode], list[Episode]]:
+    """What stages 1 and 2 learn from: how steps are prompted (screenshots found beside the first training file), the
+    training episodes (`data.instruction_dropout` applied) and the held-out ones (`split_data`)."""
+    train, held_out = split_data(config)
+    train = drop_instruction_words(train, config.data.instruction_dropout, config.run.seed)
+    return prompt_settings(config, str(images_dir(config.data.train[0]))), train, held_out
+
+
+def labelled_examples(config: TrainConfig, settings: PromptSettings, train: list[Episode],
+                      held_out: list[Episode]) -> tuple[list[StepExample], list[StepExample]]:
+    """The labelled steps of the training episodes, and the first `data.eval_max_steps` of the held-out ones."""
+    train_examples = step_examples(train, settings)
+    if not train_examples:
+        raise DataError("the training episodes hold no steps")
+    return train_examples, step_examples(held_out, settings)[: config.data.eval_max_steps]
 
 
 def model_view(config: TrainConfig) -> ModelView:
