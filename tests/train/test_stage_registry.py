@@ -45,7 +45,7 @@ class Warmup(StageRunner):
         loss.backward()
         optimizer_step(self.optimizer, 1.0)
         self.scheduler.step()
-        return {"loss": float(loss)}
+        return {"loss": float(loss.detach())}
 '''
 
 
