@@ -188,7 +188,7 @@ def start_runs(episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path
     return runs
 
 
-def _jsonable(value: Any) -> bool:
+def _jsonable(value: object) -> bool:
     try:
         json.dumps(value)
         return True

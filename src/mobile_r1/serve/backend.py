@@ -7,11 +7,14 @@ A `ChatBackend` turns messages into one reply and is served through `TextEngine`
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from mobile_r1.agents.chat import ChatMessage
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.serve.engine import ChatBackend, Engine
+
+if TYPE_CHECKING:
+    from mobile_r1.serve.hf import HFBackend
 
 __all__ = ["ChatBackend", "EchoBackend", "HFBackend", "ScriptedBackend", "make_backend"]
 
@@ -69,7 +72,7 @@ def make_backend(spec: str, *, dtype: str = "float32", device: str | None = None
     return HFBackend(policy, seed=seed, model_name=spec, **engine_options)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type[HFBackend]:
     if name == "HFBackend":  # imported when asked for: it needs torch and transformers, the test backends do not
         from mobile_r1.serve.hf import HFBackend
 

@@ -20,7 +20,7 @@ its actors, a fork is made in the actor that holds its phone, and the trajectori
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from mobile_r1.agents.base import AgentOutput, ModelView
 from mobile_r1.core.actions import Action
@@ -33,7 +33,7 @@ from mobile_r1.play.episode import self_corrections as played_self_corrections
 from mobile_r1.models.batching import length_groups
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, decode_completion
-from mobile_r1.train.data import encode_prompt, encode_target
+from mobile_r1.train.data import StepExample, encode_prompt, encode_target
 
 # A sampler turns a batch of prompts into completion token ids (the policy by default; tests script it).
 Sampler = Callable[[list[PromptInput]], list[list[int]]]
@@ -202,7 +202,8 @@ def _sampling(settings: RolloutSettings) -> Sampling:
     return Sampling(settings.temperature, settings.top_p, settings.max_new_tokens)
 
 
-def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
+def greedy_completions(policy: Policy, examples: Sequence[StepExample], max_new_tokens: int,
+                       batch_size: int = 16) -> list[str]:
     """The greedy completion text of each labelled step's prompt (`StepExample`), in `generate` calls of at most
     `batch_size` prompts of similar length: what the held-out evaluations of stages 1 and 2 score."""
     settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens, group_by_length=False)  # grouped here
