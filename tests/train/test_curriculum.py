@@ -59,14 +59,13 @@ def same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> dict[str, Any]:
     """One tiny three-stage curriculum through the CLI, recording the weights every stage starts from."""
-    from mobile_r1.models import policy as policy_module
-    from mobile_r1.train import run as run_module
+    from mobile_r1.train import stage as stage_module
 
     folder = tmp_path_factory.mktemp("curriculum")
     config = write_config(folder, FULL)
     out = folder / "run"
     loaded: list[tuple[str, dict[str, torch.Tensor]]] = []
-    real_run, real_policy = run_module.load_policy, policy_module.load_policy
+    real = stage_module.load_policy
 
     def spy(real: Any) -> Any:
         def load(spec: str, **kwargs: Any) -> Any:
@@ -76,8 +75,7 @@ def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> di
         return load
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(run_module, "load_policy", spy(real_run))  # stages 1 and 2
-    mp.setattr(policy_module, "load_policy", spy(real_policy))  # stage 3 imports it when it starts
+    mp.setattr(stage_module, "load_policy", spy(real))  # every stage loads its policy through train.stage
     try:
         code = main(["train", "--config", str(config), "--output-dir", str(out)])
     finally:
