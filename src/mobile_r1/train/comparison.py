@@ -31,7 +31,8 @@ def model_title(label: str) -> str:
         return label
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """A rate as a whole percentage ("-" when there is none)."""
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
@@ -50,7 +51,7 @@ def comparison_markdown(rows: list[ModelRow], suites: list[str], episodes: int, 
         cells = [model_title(row.label)]
         for key in keys:
             s = row.scores.get(key)
-            cells += ([_pct(s.sr), _pct(s.isr), _pct(s.over_inquiry), _pct(s.safety_violation),
+            cells += ([percent(s.sr), percent(s.isr), percent(s.over_inquiry), percent(s.safety_violation),
                        "-" if s.mean_score is None else f"{s.mean_score:.2f}"] if s else ["-"] * 5)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -160,8 +161,8 @@ def steps_markdown(rows: list[ModelRow], tests: dict[str, dict[str, Any]]) -> st
         assert row.steps is not None
         t = tests.get(row.label)
         vs = "-" if t is None else f"+{t['gained']} / -{t['lost']}, {format_p(t['p'])}"
-        lines.append(f"| {model_title(row.label)} | {_pct(row.steps.type_accuracy)} | "
-                     f"{_pct(row.steps.step_sr)} | {vs} |")
+        lines.append(f"| {model_title(row.label)} | {percent(row.steps.type_accuracy)} | "
+                     f"{percent(row.steps.step_sr)} | {vs} |")
     return "\n".join(lines) + "\n"
 
 
@@ -225,5 +226,5 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
     return json_path, md_path, report
 
 
-__all__ = ["SFT", "UNTRAINED", "ablation_tables", "comparison_markdown", "model_title", "paired_markdown",
+__all__ = ["SFT", "UNTRAINED", "ablation_tables", "comparison_markdown", "model_title", "paired_markdown", "percent",
            "paired_tests", "step_tests", "steps_markdown", "write_comparison"]

@@ -37,7 +37,7 @@ from mobile_r1.env.demos import generate
 from mobile_r1.env.swap import swap_names
 from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.checkpoints import list_checkpoints
-from mobile_r1.train.comparison import SFT, UNTRAINED, _pct, write_comparison
+from mobile_r1.train.comparison import SFT, UNTRAINED, percent, write_comparison
 from mobile_r1.train.config import TrainConfig, load_config
 from mobile_r1.train.registry import default_curriculum, stage_class
 from mobile_r1.train.run import train as train_stage
@@ -236,8 +236,8 @@ def run_curriculum(
                                       "steps": asdict(steps) if steps else None}
         state.time(f"eval {label}", time.perf_counter() - started)
         rows.append(ModelRow(label, model, scores, steps))
-        log(f"eval {label}: " + "; ".join(f"{s} SR {_pct(v.sr)} ISR {_pct(v.isr)}" for s, v in scores.items())
-            + (f"; held-out steps: exact {_pct(steps.step_sr)} of {steps.steps}" if steps else ""))
+        log(f"eval {label}: " + "; ".join(f"{s} SR {percent(v.sr)} ISR {percent(v.isr)}" for s, v in scores.items())
+            + (f"; held-out steps: exact {percent(steps.step_sr)} of {steps.steps}" if steps else ""))
 
     model = config.model.name
     if config.curriculum.eval_untrained:

@@ -53,6 +53,7 @@ class RunResult:
 
 
 def make_optimizer(policy: Policy, config: TrainConfig, total_steps: int) -> tuple[torch.optim.Optimizer, LRScheduler]:
+    """AdamW over the trainable weights and the `optim` section's schedule over `total_steps` optimizer steps."""
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(
         params,
