@@ -348,8 +348,8 @@ def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -
     assert len(rollout.samples) == 4 and {s.group for s in rollout.samples} == {0, 1}
     assert sorted(s.advantage for s in rollout.samples) == pytest.approx([-0.5 / 0.7071] * 2 + [0.5 / 0.7071] * 2, rel=1e-3)
     # without it, every group trains, the ones without spread with zero advantages
-    plain = Source(TaskGRPOConfig(format_weight=0.0, std_floor=0.0, weighting="token"), None, None, RolloutSettings(),  # type: ignore[arg-type]
-                   lambda step: [ref("a/0"), ref("b/0")])
+    knobs = TaskGRPOConfig(format_weight=0.0, std_floor=0.0, weighting="token")
+    plain = Source(knobs, None, None, RolloutSettings(), lambda step: [ref("a/0"), ref("b/0")])  # type: ignore[arg-type]
     assert len(plain.rollout(None, GRPOSettings(num_generations=2), 0).samples) == 4  # type: ignore[arg-type]
 
 

@@ -268,7 +268,8 @@ class ModelJudge:
         self.json_mode = json_mode
 
     def judge(
-        self, instruction: str, intent: str, history: str | Sequence[Step], screenshots: Sequence[Image.Image | str | Path]
+        self, instruction: str, intent: str, history: str | Sequence[Step],
+        screenshots: Sequence[Image.Image | str | Path],
     ) -> JudgeVerdict:
         """Judge one trajectory; a malformed answer is asked again, up to `max_attempts` answers in all."""
         messages = judge_messages(instruction, intent, history, screenshots, self.language)

@@ -47,7 +47,8 @@ from mobile_r1.core.files import write_json
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.env import Backend, EpisodeRef
 from mobile_r1.eval import judge as _model_judge  # noqa: F401  (registers the model judge for device backends)
-from mobile_r1.eval.batch import EpisodeAgents, build_agent, replace_workers, run_batch, run_one, worker_init, worker_run
+from mobile_r1.eval.batch import (EpisodeAgents, build_agent, replace_workers, run_batch, run_one, worker_init,
+                                  worker_run)
 from mobile_r1.eval.config import BATCHED_KINDS, RESEEDED_KINDS, SERIAL_KINDS, EvalConfig
 from mobile_r1.eval.episode_run import EpisodeRun, safe_name
 from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize

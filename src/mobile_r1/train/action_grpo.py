@@ -47,8 +47,8 @@ class LabelledStepSource:
     """Serves `prompts_per_step` labelled steps per rollout, samples G completions each and scores them.
 
     `step_examples` maps an optimizer step to the examples of that step on this process (default: every example);
-    keeping it a function of the step makes a resumed run read the same data. `sampler` replaces the policy's own sampling (a server's). With
-    `label_guidance` the last of each step's G completions is replaced by the step's SFT target (the label written as
+    keeping it a function of the step makes a resumed run read the same data. `sampler` replaces the policy's own
+    sampling (a server's). With `label_guidance` the last of each step's G completions is replaced by the step's SFT target (the label written as
     SFT writes it), scored and weighted like the others; the logged rewards are those of the G - 1 samples.
     """
 

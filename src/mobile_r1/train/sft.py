@@ -102,7 +102,8 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multipl
     return batch
 
 
-def _logits(model: torch.nn.Module, batch: dict[str, torch.Tensor], keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _logits(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+            keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The last `keep` columns' logits (0: all), and with a `prefix_ids` batch the prefix's own logits (1 x P x V).
 
     A shared prefix is run once with a cache, the cache repeated for the batch's rows, and the rows run on it with
@@ -138,7 +139,8 @@ def _forward_takes_cache(model_class: type) -> bool:
     return "cache" in inspect.signature(model_class.forward).parameters
 
 
-def token_loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
+def token_loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+                   prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
     """Sum of the next-token cross-entropy over labelled tokens, and how many there were.
 
     Logits are computed only from the first labelled column on (`logits_to_keep`): the language-model head over a
