@@ -10,7 +10,7 @@ over every live episode, left-padded to the turn's longest prompt; on, prompts o
 runs' seconds, then the totals and whether the two runs played the same episodes the same way.
 
 With `--side-by-side` it also scores inquire-sim and nav-sim in two single-threaded processes at once against one
-after the other in this process, as the curriculum does on a CPU (`train.curriculum.score_suites`).
+after the other in this process, as the curriculum does on a CPU (`train.scoring.score_suites`).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def played(out: Path) -> list[Any]:
 
 
 def side_by_side(model: str, episodes: int, folder: Path) -> None:
-    from mobile_r1.train.curriculum import score_suites
+    from mobile_r1.train.scoring import score_suites
 
     suites = ("inquire-sim", "nav-sim")
     seconds = {}

@@ -52,7 +52,7 @@ def time_ours(model: str, examples: list, settings: GRPOSettings, steps: int, se
     times = []
     for _ in range(steps + 1):
         t0 = time.perf_counter()
-        engine.train_on(source.rollout(policy, settings).samples)
+        engine.train_on(source.rollout(policy, settings, 0).samples)
         times.append(time.perf_counter() - t0)
     return times[1:]
 

@@ -25,7 +25,7 @@ from mobile_r1.env.person import Consent, ConsentRequest, NoPerson, Person
 from mobile_r1.env.protocol import EpisodeRef
 from mobile_r1.env.safety import Gate, GatedBackend, GatedTaskEnv, irreversible
 from mobile_r1.env.sim import SimBackend
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.play.episode import EpisodePlay
 
 
 class ApprovesEverything(Person):

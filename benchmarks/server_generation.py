@@ -31,7 +31,7 @@ import torch
 
 from mobile_r1.core.actions import Action
 from mobile_r1.env import make_backend
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.play.episode import EpisodePlay
 from mobile_r1.models import load_policy
 from mobile_r1.serve import free_port
 from mobile_r1.train.config import TrainConfig

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "mobile_r1"
-ABOVE_THE_DOOR = ("eval", "train", "agents", "serve")
+ABOVE_THE_DOOR = ("eval", "train", "play", "agents", "serve")
 
 
 def test_import_contracts_hold() -> None:

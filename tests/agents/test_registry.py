@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,3 +64,69 @@ def test_scripted_agents_are_available_without_importing_their_module() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()
+
+
+THIRD_PARTY = '''
+"""A third-party agent outside mobile_r1: gives up at once, in its dialect."""
+from mobile_r1.agents.base import Agent, AgentOutput
+from mobile_r1.core.actions import Action
+from mobile_r1.core.dialects import get_dialect
+
+
+class GiveUp(Agent):
+    name = "give-up"
+
+    def __init__(self, *, dialect: str = "qwen2.5vl", reason: str = "I give up") -> None:
+        self.dialect = get_dialect(dialect)
+        self.reason = reason
+
+    def act(self, request):
+        text = self.dialect.render(Action.terminate("failure"), self.reason, "Give up")
+        return AgentOutput(text, self.dialect.parse(text), Action.terminate("failure"), info={"reason": self.reason})
+
+
+def make(argument, **options):
+    return GiveUp(reason=argument or "no reason", **options)
+'''
+
+
+@pytest.fixture
+def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A package of its own on the path, which mobile_r1 never imports by name: `h49_bots.agents`."""
+    package = tmp_path / "h49_bots"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "agents.py").write_text(THIRD_PARTY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "h49_bots.agents"
+
+
+def test_a_third_party_agent_is_named_by_its_module_path(third_party: str) -> None:
+    agent = make_agent(f"{third_party}:GiveUp", dialect="inquire")
+    assert type(agent).__name__ == "GiveUp" and agent.dialect.name == "inquire"
+    made = make_agent(f"{third_party}:make:tired", dialect="inquire")  # a factory, with the spec's argument
+    assert made.reason == "tired"
+    with pytest.raises(ConfigError, match="no attribute 'Nope'"):
+        make_agent(f"{third_party}:Nope")
+    with pytest.raises(ConfigError, match="cannot import"):
+        make_agent("h49_missing.agents:GiveUp")
+
+
+def test_eval_reaches_a_third_party_agent_from_the_shell(third_party: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from mobile_r1.cli.main import main
+
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", f"{third_party}:GiveUp", "--suite", "nav-sim", "--episodes", "2",
+                 "--option", "reason=bored", "--out", str(run), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["overall"]["n"] == 2 and summary["overall"]["sr"]["value"] == 0.0
+    records = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert [[s["action"]["action"] for s in r["steps"]] for r in records] == [["terminate"], ["terminate"]]
+    assert records[0]["steps"][0]["agent_info"] == {"reason": "bored"}
+    # its options are checked on its class before a run folder is made
+    assert main(["eval", "--agent", f"{third_party}:GiveUp", "--suite", "nav-sim", "--episodes", "1",
+                 "--option", "colour=red", "--out", str(tmp_path / "bad")]) == 2
+    assert "takes no option 'colour'" in capsys.readouterr().err and not (tmp_path / "bad").exists()

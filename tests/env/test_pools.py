@@ -233,7 +233,7 @@ def test_stage3_training_with_ray_in_the_config_plays_the_in_process_trajectorie
     from mobile_r1.models import load_policy
     from mobile_r1.train.config import TrainConfig
     from mobile_r1.train.run import train
-    from mobile_r1.train.task_grpo import stage_backend
+    from mobile_r1.train.task_stage import stage_backend
 
     policy = load_policy("tiny-lm")
     view = ModelView.create("compact", observation_mode="text")

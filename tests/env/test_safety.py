@@ -17,7 +17,7 @@ from mobile_r1.env import Capability, EpisodeRef, make_backend
 from mobile_r1.env.person import Consent, ConsentRequest, NoPerson, Person
 from mobile_r1.env.safety import Gate, GatedBackend, GatedTaskEnv, classify, gated, irreversible
 from mobile_r1.env.sim import SimBackend
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.play.episode import EpisodePlay
 
 
 def _screen(*labels: tuple[str, tuple[int, int, int, int]], extra: list[UIElement] | None = None) -> Observation:

@@ -102,21 +102,22 @@ class _Script:
 @pytest.mark.parametrize("fork", [True, False])
 def test_stage3_rollouts_and_training_run_on_the_toy_phone(tmp_path: Path, fork: bool) -> None:
     from mobile_r1.models import load_policy
-    from mobile_r1.train.config import TrainConfig
+    from mobile_r1.train.config import TaskGRPOConfig, TrainConfig
     from mobile_r1.train.data import model_view
     from mobile_r1.train.grpo import GRPOSettings
     from mobile_r1.train.rollout import RolloutSettings
     from mobile_r1.train.run import train
-    from mobile_r1.train.task_grpo import RewardWeights, TaskRolloutSource
+    from mobile_r1.train.task_grpo import TaskRolloutSource
 
     policy = load_policy("tiny-lm")
     config = TrainConfig.model_validate({"data": {"dialect": "compact", "observation_mode": "text"}})
     view = model_view(config)
     backend = toy_phone.ToyBackend(fork=fork)
     episodes = backend.episodes("toy", "train", 2, tasks=["toy.count"])
-    source = TaskRolloutSource(backend, view, RolloutSettings(max_turns=3, max_new_tokens=40), RewardWeights(format=0.0),
+    knobs = TaskGRPOConfig(format_weight=0.0, std_floor=0.0, weighting="token")
+    source = TaskRolloutSource(knobs, backend, view, RolloutSettings(max_turns=3, max_new_tokens=40),
                                lambda step: episodes, sampler=_Script(policy, view))
-    rollout = source.rollout(policy, GRPOSettings(num_generations=2, max_completion_length=40, beta=0.0))
+    rollout = source.rollout(policy, GRPOSettings(num_generations=2, max_completion_length=40, beta=0.0), 0)
     assert source.last is not None and [t.length for t in source.last] == [3, 1, 2, 1]
     # turn 1: rollouts 0 and 2 tap, 1 and 3 stop; turn 2: 0 taps, 2 stops (1 tap); turn 3: 0 taps (budget used).
     # Group 0 wants 1 tap: 3 taps unfinished and 0 taps both fail; group 1 wants 2 taps: 1 tap and 0 taps both fail;

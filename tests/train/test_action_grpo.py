@@ -17,7 +17,8 @@ from mobile_r1.train.config import TrainConfig
 from mobile_r1.models.policy import decode_completion
 from mobile_r1.train.data import PromptSettings, encode_prompt, step_examples
 from mobile_r1.train.grpo import GRPOSettings
-from mobile_r1.train.run import make_accelerator, train
+from mobile_r1.train.processes import make_accelerator
+from mobile_r1.train.run import train
 
 
 def test_rollout_scores_every_sample_with_the_preset(episodes: list[Episode]) -> None:
@@ -25,7 +26,7 @@ def test_rollout_scores_every_sample_with_the_preset(episodes: list[Episode]) ->
     policy = load_policy("tiny-lm")
     examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))[:2]
     source = LabelledStepSource(examples, "inquire-mobile", "inquire")
-    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12))
+    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12), 0)
     assert len(rollout.samples) == 6 and [s.group for s in rollout.samples] == [0, 0, 0, 1, 1, 1]
     preset = get_preset("inquire-mobile")
     for s in rollout.samples:
@@ -153,7 +154,7 @@ def test_resume_ignores_and_reports_a_checkpoint_killed_while_written(
 
 
 def test_only_complete_checkpoints_are_listed(tmp_path: Path) -> None:
-    from mobile_r1.train.run import list_checkpoints
+    from mobile_r1.train.checkpoints import list_checkpoints
 
     root = tmp_path / "checkpoints"
     for name, state in (("step-2", True), ("step-10", True), ("step-4.tmp", True), ("step-6", False),
@@ -179,7 +180,7 @@ def test_sampled_held_out_reward_is_seeded_and_leaves_the_rng_alone(episodes: li
 
 def test_action_repeats_draw_rare_decisions_more_often(tmp_path: Path, episodes: list[Episode]) -> None:
     from mobile_r1.train.action_grpo import ActionGRPORunner
-    from mobile_r1.train.run import make_accelerator
+    from mobile_r1.train.processes import make_accelerator
 
     examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))
     clicks = sum(e.label.type.value == "click" for e in examples)
@@ -297,7 +298,7 @@ def test_label_guidance_puts_the_steps_sft_target_in_each_group(tmp_path: Path, 
     policy = load_policy("tiny-lm")  # untrained: its samples are not the labelled action
     examples = step_examples(episodes, PromptSettings(dialect="inquire", history_window=1))[:2]
     source = LabelledStepSource(examples, "inquire-mobile", "inquire", label_guidance=True)
-    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12))
+    rollout = source.rollout(policy, GRPOSettings(num_generations=3, max_completion_length=12), 0)
     preset = get_preset("inquire-mobile")
     for k, example in enumerate(examples):
         group = rollout.samples[3 * k : 3 * k + 3]

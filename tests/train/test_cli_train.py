@@ -48,7 +48,7 @@ def test_cli_trains_and_refuses_to_overwrite(
     assert "already holds a run" in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--stage", "rl"]) == 2
     err = capsys.readouterr().err
-    assert "stage must be one of sft, action-grpo" in err and "Traceback" not in err
+    assert "unknown stage 'rl'; known: action-grpo, sft, task-grpo" in err and "Traceback" not in err
 
 
 # `accelerate launch --cpu` starts a single process (its simple launcher); `--multi_gpu` is the flag that starts

@@ -149,7 +149,7 @@ def test_your_own_task_specs_in_a_training_config(tmp_path) -> None:  # type: ig
     import yaml
 
     from mobile_r1.train.config import load_config
-    from mobile_r1.train.task_grpo import stage_backend
+    from mobile_r1.train.task_stage import stage_backend
 
     folder = tmp_path / "specs"
     folder.mkdir()
@@ -161,3 +161,18 @@ def test_your_own_task_specs_in_a_training_config(tmp_path) -> None:  # type: ig
     assert config.tasks.specs == str(folder)  # relative to the config file
     episodes = stage_backend(config).episodes("nav-sim", "train", 3)
     assert {e.task for e in episodes} == {"mine.pin"}
+
+
+def test_the_engine_reads_its_knobs_from_the_grpo_section_by_name() -> None:
+    from dataclasses import fields
+
+    from mobile_r1.train.config import GRPOConfig
+    from mobile_r1.train.grpo import GRPOSettings
+
+    knobs = [f.name for f in fields(GRPOSettings) if f.name != "max_grad_norm"]
+    assert set(knobs) <= set(GRPOConfig.model_fields)  # a knob the section lacks would fail here, not in a run
+    section = GRPOConfig(num_generations=6, loss_type="grpo", epsilon_high=0.28, beta=0.0, num_iterations=2,
+                         micro_batch_size=3, prompts_per_generate=2, top_p=0.9, scale_rewards="batch")
+    settings = GRPOSettings.of(section, max_grad_norm=0.5)
+    assert {k: getattr(settings, k) for k in knobs} == {k: getattr(section, k) for k in knobs}
+    assert settings.max_grad_norm == 0.5

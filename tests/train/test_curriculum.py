@@ -15,7 +15,7 @@ import yaml
 from mobile_r1.cli.main import main
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.env import make_backend
-from mobile_r1.train import curriculum
+from mobile_r1.train import comparison, curriculum, scoring
 from mobile_r1.train.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,14 +59,13 @@ def same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> dict[str, Any]:
     """One tiny three-stage curriculum through the CLI, recording the weights every stage starts from."""
-    from mobile_r1.models import policy as policy_module
-    from mobile_r1.train import run as run_module
+    from mobile_r1.train import stage as stage_module
 
     folder = tmp_path_factory.mktemp("curriculum")
     config = write_config(folder, FULL)
     out = folder / "run"
     loaded: list[tuple[str, dict[str, torch.Tensor]]] = []
-    real_run, real_policy = run_module.load_policy, policy_module.load_policy
+    real = stage_module.load_policy
 
     def spy(real: Any) -> Any:
         def load(spec: str, **kwargs: Any) -> Any:
@@ -76,8 +75,7 @@ def full_run(tmp_path_factory: pytest.TempPathFactory, preset_cache: Path) -> di
         return load
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(run_module, "load_policy", spy(real_run))  # stages 1 and 2
-    mp.setattr(policy_module, "load_policy", spy(real_policy))  # stage 3 imports it when it starts
+    mp.setattr(stage_module, "load_policy", spy(real))  # every stage loads its policy through train.stage
     try:
         code = main(["train", "--config", str(config), "--output-dir", str(out)])
     finally:
@@ -103,7 +101,7 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
             assert row["scores"][suite]["self_correction"] == sum(v["self_corrections"] > 0 for v in verdicts) / 2
     table, paired = (out / "comparison.md").read_text().split("\n\n")[1:3]
     rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "SR" not in ln]
-    assert [r.split("|")[1].strip() for r in rows] == [curriculum.STAGE_TITLES[k] for k in
+    assert [r.split("|")[1].strip() for r in rows] == [comparison.model_title(k) for k in
                                                       ("untrained", "sft", "action-grpo", "task-grpo")]
     # under it, each trained model's task success against the untrained one's on the same episodes
     assert "exact McNemar" in paired and set(data["sr_vs_untrained"]) == {"sft", "action-grpo", "task-grpo"}
@@ -142,7 +140,7 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
             assert columns["sr"]["k"] == sum(v["success"] for v in verdicts) and columns["sr"]["n"] == 2
             assert columns["self_correction"]["k"] == sum(v["self_corrections"] > 0 for v in verdicts)
             assert columns["asked_where_needed"]["n"] == len(verdicts) - len(quiet)
-            assert f"| {curriculum.STAGE_TITLES[label]} | {columns['sr']['k']} of 2, " in md
+            assert f"| {comparison.model_title(label)} | {columns['sr']['k']} of 2, " in md
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
     assert "Training curves" in page and page.count('alt="learning curves of') == 3  # each stage's curves.png
@@ -243,7 +241,7 @@ class FakeStages:
 
     def evaluate(self, config: Any, label: str, model: str, run_dir: Path, progress: bool) -> dict[str, Any]:
         self.scored.append(label)
-        return {s: curriculum.SuiteScore(2, 0.5, 0.5, 0.0, 0.0, None, 1.0) for s in config.curriculum.eval_suites}
+        return {s: scoring.SuiteScore(2, 0.5, 0.5, 0.0, 0.0, None, 1.0) for s in config.curriculum.eval_suites}
 
 
 @pytest.fixture
@@ -434,12 +432,12 @@ def test_the_scoring_agent_sees_prompts_exactly_as_training_wrote_them(tmp_path:
     from mobile_r1.env.sim.expert import Expert
     from mobile_r1.env.sim.episode import build_split
     from mobile_r1.train.data import step_examples
-    from mobile_r1.train.run import prompt_settings
+    from mobile_r1.train.data import prompt_settings
 
     config = load_config(write_config(tmp_path, data__dialect=dialect, data__history_window=3))
     record = Expert().run(build_split("nav-sim", "test", size=1)[0]).episode
     examples = step_examples([record], prompt_settings(config, None))
-    agent = make_agent("hf:tiny-lm", dialect=dialect, observation_mode="text", **curriculum.eval_agent_options(config))
+    agent = make_agent("hf:tiny-lm", dialect=dialect, observation_mode="text", **scoring.eval_agent_options(config))
     for index, example in enumerate(examples):
         step = record.steps[index]
         messages, _ = agent.view.prompt(AgentRequest(record.instruction, step.observation, record.steps[:index]))
@@ -452,9 +450,9 @@ def test_the_scoring_agent_runs_where_training_does(tmp_path: Path, monkeypatch:
 
     config = load_config(write_config(tmp_path))
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert curriculum.eval_agent_options(config)["device"] is None  # the CPU
+    assert scoring.eval_agent_options(config)["device"] is None  # the CPU
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert curriculum.eval_agent_options(config)["device"] == "cuda"
+    assert scoring.eval_agent_options(config)["device"] == "cuda"
 
 
 @pytest.mark.slow
@@ -464,18 +462,18 @@ def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path,
     of scoring the suites in turn in this process."""
     config = load_config(write_config(tmp_path, curriculum__eval_episodes=3, curriculum__eval_max_steps=3))
     pools: list[int] = []
-    real_pool = curriculum.ProcessPoolExecutor
+    real_pool = scoring.ProcessPoolExecutor
 
     def counting_pool(workers: int, **kwargs: Any) -> Any:
         pools.append(workers)
         return real_pool(workers, **kwargs)
 
-    monkeypatch.setattr(curriculum, "ProcessPoolExecutor", counting_pool)
-    monkeypatch.setattr(curriculum.os, "cpu_count", lambda: 2)
-    side_by_side = curriculum.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=False)
+    monkeypatch.setattr(scoring, "ProcessPoolExecutor", counting_pool)
+    monkeypatch.setattr(scoring.os, "cpu_count", lambda: 2)
+    side_by_side = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=False)
     assert pools == [2]
-    monkeypatch.setattr(curriculum.os, "cpu_count", lambda: 1)
-    in_turn = curriculum.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=False)
+    monkeypatch.setattr(scoring.os, "cpu_count", lambda: 1)
+    in_turn = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=False)
     assert pools == [2]  # one core: no processes
     assert side_by_side == in_turn and set(in_turn) == {"inquire-sim", "nav-sim"}
     for suite in in_turn:
@@ -490,14 +488,14 @@ def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> 
     tests = {"sr": {"task-grpo": {"inquire-sim": {"gained": 14, "lost": 0, "p": 0.00012},
                                   "nav-sim": {"gained": 3, "lost": 1, "p": 0.625}}},
              "asked": {"task-grpo": {"inquire-sim": {"gained": 26, "lost": 0, "p": 3e-8}}}}
-    text = curriculum.paired_markdown(tests, ["inquire-sim", "nav-sim"])
+    text = comparison.paired_markdown(tests, ["inquire-sim", "nav-sim"])
     assert "| after stage 3 (task GRPO) | +14 / -0, p < 0.001 | +3 / -1, p = 0.625 |" in text
     assert "| after stage 3 (task GRPO) | +26 / -0, p < 0.001 | - |" in text  # nav-sim needs no question
-    sr, asked = (curriculum.PAIRED[m].format(base="untrained") for m in ("sr", "asked"))
+    sr, asked = (comparison.PAIRED[m].format(base="untrained") for m in ("sr", "asked"))
     assert text.index(sr) < text.index(asked)
-    assert asked not in curriculum.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
-    assert "against the after stage 1 (SFT) model" in curriculum.paired_markdown(tests, ["inquire-sim"], base="sft")
-    assert curriculum.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""
+    assert asked not in comparison.paired_markdown({"sr": tests["sr"], "asked": {}}, ["nav-sim"])
+    assert "against the after stage 1 (SFT) model" in comparison.paired_markdown(tests, ["inquire-sim"], base="sft")
+    assert comparison.paired_markdown({"sr": {}, "asked": {}}, ["nav-sim"]) == ""
 
 
 @pytest.mark.slow
@@ -506,7 +504,7 @@ def test_each_evaluation_reports_its_episodes_on_standard_error(tmp_path: Path, 
     from mobile_r1.eval.runner import EvalConfig
 
     config = EvalConfig(agent="oracle", suite="nav-sim", episodes=3, out=tmp_path / "eval" / "sft" / "nav-sim")
-    score = curriculum.score_suite(config)
+    score = scoring.score_suite(config)
     err = capfd.readouterr().err
     assert score.episodes == 3 and score.sr == 1.0
     assert re.search(r"^eval sft/nav-sim: 3/3 episodes \(\d+\.\d min\)$", err, re.MULTILINE), err

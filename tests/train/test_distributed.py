@@ -103,7 +103,7 @@ def _tiny() -> tuple[SimpleNamespace, torch.optim.Optimizer, torch.optim.lr_sche
 def test_a_checkpoint_saved_from_the_main_process_only_keeps_the_one_file_layout(tmp_path: Path) -> None:
     """Without an accelerator (one process, or stage 3 saving from the main process) only state.pt is written, and
     loading it restores the weights, the optimizer and the main process's RNG."""
-    from mobile_r1.train.run import list_checkpoints, load_checkpoint, save_checkpoint
+    from mobile_r1.train.checkpoints import list_checkpoints, load_checkpoint, save_checkpoint
 
     policy, optimizer, scheduler = _tiny()
     policy.model(torch.ones(1, 3)).sum().backward()
@@ -129,7 +129,8 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_
 from torch.distributed.fsdp import fully_shard
 
 from mobile_r1.models import load_policy
-from mobile_r1.train.run import is_sharded, load_checkpoint, save_checkpoint, save_final
+from mobile_r1.train.checkpoints import load_checkpoint, save_checkpoint, save_final
+from mobile_r1.train.processes import is_sharded
 
 out = Path(sys.argv[1])
 acc = Accelerator(cpu=True)

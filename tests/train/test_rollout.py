@@ -11,7 +11,7 @@ from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import ParseResult
 from mobile_r1.core.records import Observation
 from mobile_r1.env.sim import SimBackend
-from mobile_r1.eval.episode import Turn as PlayedTurn
+from mobile_r1.play.episode import Turn as PlayedTurn
 from mobile_r1.models import load_policy
 from mobile_r1.train.data import end_of_turn
 from mobile_r1.train.grpo import PromptInput

@@ -20,7 +20,7 @@ from mobile_r1.core.errors import ConfigError, ServiceError
 from mobile_r1.core.formats import save_episodes
 from mobile_r1.core.records import Episode
 from mobile_r1.env import make_backend
-from mobile_r1.eval.episode import EpisodePlay
+from mobile_r1.play.episode import EpisodePlay
 from mobile_r1.models import Policy, load_policy
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import LoraSettings, apply_lora

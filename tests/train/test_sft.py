@@ -441,18 +441,18 @@ def test_instruction_dropout_leaves_out_phrasing_words_and_keeps_every_value(tmp
 def test_instruction_dropout_reaches_the_training_prompts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mobile_r1.core.formats import load_episodes
     from mobile_r1.env.demos import generate
-    from mobile_r1.train import run as run_module
+    from mobile_r1.train import data as data_module
 
     generate("nav-sim", "train", 6, tmp_path / "gen", screenshots=False)
     generated = load_episodes(tmp_path / "gen" / "episodes.jsonl")
     seen: list[list[str]] = []
-    real = run_module.step_examples
+    real = data_module.step_examples
 
     def recording(episodes, settings):
         seen.append([e.instruction for e in episodes])
         return real(episodes, settings)
 
-    monkeypatch.setattr(run_module, "step_examples", recording)
+    monkeypatch.setattr(data_module, "step_examples", recording)
     config = write_config(tmp_path, generated, data={"dialect": "compact", "instruction_dropout": 0.5},
                           run={"max_steps": 1})
     train(config, "sft", progress=False)

@@ -21,18 +21,16 @@ from mobile_r1.env.sim import SimBackend
 from mobile_r1.train.rollout import RolloutSettings
 
 SIM = SimBackend(render=False)
-from mobile_r1.train.task_grpo import (
-    RewardWeights,
-    TaskRolloutSource,
+from mobile_r1.train.advantages import (
     discounted_returns,
     episode_advantages,
     gigpo_step_advantages,
     loss_weights,
     step_rewards,
     trajectory_advantages,
-    trajectory_reward,
 )
-from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.task_grpo import RewardWeights, TaskRolloutSource, trajectory_reward
+from mobile_r1.train.config import TaskGRPOConfig, TrainConfig
 from mobile_r1.train.data import model_view
 
 
@@ -169,9 +167,10 @@ def test_stage3_steps_snapshots_advantages_and_user_replies() -> None:
     episodes = SIM.episodes(None, "train", 2, 11, tasks=["notes.delete", "settings.dark_mode"])
     settings = GRPOSettings(num_generations=4, max_completion_length=24, micro_batch_size=16, beta=0.0)
     engine = GRPOEngine(policy, settings, torch.optim.AdamW(policy.model.parameters(), lr=1e-4))
-    source = TaskRolloutSource(SIM, view, RolloutSettings(max_turns=2, max_new_tokens=24), RewardWeights(inquiry=0.5),
-                               lambda step: episodes, sampler=AskThenGarbage(policy, view))
-    rollout = source.rollout(policy, settings)
+    knobs = TaskGRPOConfig(inquiry_weight=0.5, std_floor=0.0, weighting="token")
+    source = TaskRolloutSource(knobs, SIM, view, RolloutSettings(max_turns=2, max_new_tokens=24), lambda step: episodes,
+                               sampler=AskThenGarbage(policy, view))
+    rollout = source.rollout(policy, settings, 0)
     trajectories = source.last
     assert trajectories is not None and len(trajectories) == 8
     # one identical start per group: same state_key and app states before the first action
@@ -209,9 +208,9 @@ def test_stage3_with_real_sampling_and_gigpo() -> None:
     config = TrainConfig.model_validate({"data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1}})
     episodes = SIM.episodes(None, "train", 1, 2, tasks=["settings.dark_mode"])
     settings = GRPOSettings(num_generations=2, max_completion_length=8, micro_batch_size=8, beta=0.0)
-    source = TaskRolloutSource(SIM, model_view(config), RolloutSettings(max_turns=2, max_new_tokens=8), RewardWeights(),
-                               lambda step: episodes, gigpo=True)
-    rollout = source.rollout(policy, settings)
+    source = TaskRolloutSource(TaskGRPOConfig(gigpo=True, std_floor=0.0, weighting="token"), SIM, model_view(config),
+                               RolloutSettings(max_turns=2, max_new_tokens=8), lambda step: episodes)
+    rollout = source.rollout(policy, settings, 0)
     assert source.last is not None and [t.length for t in source.last] == [2, 2]
     assert len(rollout.samples) == 4 and all(len(s.completion_ids) <= 8 for s in rollout.samples)
     assert 0.0 <= rollout.metrics["format_valid"] <= 1.0 and rollout.metrics["episode_length"] == 2.0
@@ -339,9 +338,10 @@ def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -
             return trajectories, verdicts
 
     extra = {1: [ref("c/0"), ref("d/0")], 2: [ref("b/0")]}
-    source = Source(None, None, RolloutSettings(), RewardWeights(format=0.0), lambda step: [ref("a/0"), ref("b/0")],  # type: ignore[arg-type]
-                    dynamic_sampling=True, max_draw_rounds=3, extra_episodes=lambda step, r, n: extra[r][:n])
-    rollout = source.rollout(None, GRPOSettings(num_generations=2))  # type: ignore[arg-type]
+    knobs = TaskGRPOConfig(format_weight=0.0, std_floor=0.0, weighting="token", dynamic_sampling=True, max_draw_rounds=3)
+    source = Source(knobs, None, None, RolloutSettings(), lambda step: [ref("a/0"), ref("b/0")],  # type: ignore[arg-type]
+                    extra_episodes=lambda step, r, n: extra[r][:n])
+    rollout = source.rollout(None, GRPOSettings(num_generations=2), 0)  # type: ignore[arg-type]
     # round 1 keeps b (a has no spread); round 2 asks for one more group and gets c (no spread); round 3 gets b again
     assert played == [["a/0", "b/0"], ["c/0"], ["b/0"]]
     assert rollout.metrics["groups_trained"] == 2.0 and rollout.metrics["groups_played"] == 4.0
@@ -349,8 +349,9 @@ def test_dynamic_sampling_drops_groups_without_outcome_spread_and_plays_more() -
     assert len(rollout.samples) == 4 and {s.group for s in rollout.samples} == {0, 1}
     assert sorted(s.advantage for s in rollout.samples) == pytest.approx([-0.5 / 0.7071] * 2 + [0.5 / 0.7071] * 2, rel=1e-3)
     # without it, every group trains, the ones without spread with zero advantages
-    plain = Source(None, None, RolloutSettings(), RewardWeights(format=0.0), lambda step: [ref("a/0"), ref("b/0")])  # type: ignore[arg-type]
-    assert len(plain.rollout(None, GRPOSettings(num_generations=2)).samples) == 4  # type: ignore[arg-type]
+    knobs = TaskGRPOConfig(format_weight=0.0, std_floor=0.0, weighting="token")
+    plain = Source(knobs, None, None, RolloutSettings(), lambda step: [ref("a/0"), ref("b/0")])  # type: ignore[arg-type]
+    assert len(plain.rollout(None, GRPOSettings(num_generations=2), 0).samples) == 4  # type: ignore[arg-type]
 
 
 # ----- expert guidance -------------------------------------------------------------------------------------------------
@@ -371,18 +372,18 @@ class Garbage:
 def test_expert_guidance_makes_the_last_rollout_of_each_group_the_experts_demonstration() -> None:
     from mobile_r1.agents.scripted import expert_plan
     from mobile_r1.train.data import encode_target, prompt_settings
-    from mobile_r1.train.task_grpo import expert_scripts
+    from mobile_r1.train.task_stage import expert_scripts
 
     policy = load_policy("tiny-lm")
     config = TrainConfig.model_validate({"data": {"dialect": "compact", "observation_mode": "text", "thought": "restated"}})
     view = model_view(config)
     episodes = SIM.episodes("nav-sim", "train", 2, 5, tasks=["settings.dark_mode", "notes.pin"])
     garbage = Garbage(policy)
-    source = TaskRolloutSource(SIM, view, RolloutSettings(max_turns=10, max_new_tokens=24), RewardWeights(),
-                               lambda step: episodes, sampler=garbage, weighting="trajectory",
+    source = TaskRolloutSource(TaskGRPOConfig(std_floor=0.0, weighting="trajectory"), SIM, view,
+                               RolloutSettings(max_turns=10, max_new_tokens=24), lambda step: episodes, sampler=garbage,
                                expert_scripts=expert_scripts(prompt_settings(config, None)))
     settings = GRPOSettings(num_generations=3, max_completion_length=24, micro_batch_size=16, beta=0.0)
-    rollout = source.rollout(policy, settings)
+    rollout = source.rollout(policy, settings, 0)
     trajectories = source.last
     assert trajectories is not None and [t.scripted for t in trajectories] == [False, False, True] * 2
     for g, episode in enumerate(episodes):

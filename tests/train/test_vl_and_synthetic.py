@@ -24,7 +24,7 @@ def test_grpo_step_on_tiny_vl_with_screenshots_and_lora(episodes: list[Episode])
     settings = PromptSettings(observation_mode="image", history_window=1, prescale=0.1, max_pixels=64 * 28 * 28)
     examples = step_examples(episodes, settings)[:2]
     grpo = GRPOSettings(num_generations=2, max_completion_length=6, beta=0.04, num_iterations=2, micro_batch_size=3)
-    rollout = LabelledStepSource(examples, "inquire-mobile", "inquire").rollout(policy, grpo)
+    rollout = LabelledStepSource(examples, "inquire-mobile", "inquire").rollout(policy, grpo, 0)
     assert all(s.vision is not None and "pixel_values" in s.vision for s in rollout.samples)
     for i, s in enumerate(rollout.samples):  # force a learning signal whatever the random model wrote
         s.advantage = 1.0 if i % 2 else -1.0

@@ -6,6 +6,6 @@
 """
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView
-from mobile_r1.agents.registry import agent_names, make_agent, register_agent
+from mobile_r1.agents.registry import AGENTS, agent_names, make_agent, register_agent
 
-__all__ = ["Agent", "AgentOutput", "AgentRequest", "ModelView", "agent_names", "make_agent", "register_agent"]
+__all__ = ["AGENTS", "Agent", "AgentOutput", "AgentRequest", "ModelView", "agent_names", "make_agent", "register_agent"]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+from PIL import Image
+
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, ParseResult, get_dialect
 from mobile_r1.core.errors import ConfigError
@@ -187,13 +189,13 @@ class ModelView:
             model_frame=frame,
             history_window=self.history_window,
         )
-        images: list[Any] = []
+        images: list[Image.Image] = []
         if self.observation_mode == "image":
             for o in self.dialect.image_observations(obs, history, history_window=self.history_window):
                 images.append(self.image_for(o))
         return messages, images
 
-    def image_for(self, observation: Observation) -> Any:
+    def image_for(self, observation: Observation) -> Image.Image:
         """The screenshot as the model sees it (resized to the Qwen frame; RGB)."""
         if observation.screenshot is None:
             raise ConfigError(
@@ -204,8 +206,6 @@ class ModelView:
             frame = self.model_frame(observation)
             size = (int(frame.width), int(frame.height))
             if image.size != size:
-                from PIL import Image
-
                 image = image.resize(size, Image.Resampling.BICUBIC)
         return image.convert("RGB") if image.mode != "RGB" else image
 

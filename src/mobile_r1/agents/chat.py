@@ -15,6 +15,8 @@ import io
 from dataclasses import dataclass
 from typing import Any, Sequence, Union
 
+from PIL import Image
+
 from mobile_r1.core.errors import DataError
 
 
@@ -29,7 +31,7 @@ class TextPart:
 class ImagePart:
     """An image inside a message (a PIL image)."""
 
-    image: Any
+    image: Image.Image
 
 
 Part = Union[TextPart, ImagePart]
@@ -47,11 +49,11 @@ class ChatMessage:
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
     @property
-    def images(self) -> list[Any]:
+    def images(self) -> list[Image.Image]:
         return [p.image for p in self.parts if isinstance(p, ImagePart)]
 
 
-def from_hf(messages: Sequence[dict[str, Any]], images: Sequence[Any] = ()) -> list[ChatMessage]:
+def from_hf(messages: Sequence[dict[str, Any]], images: Sequence[Image.Image] = ()) -> list[ChatMessage]:
     """Typed messages from HF chat messages; each `{"type": "image"}` placeholder takes the next of `images`."""
     pending = list(images)
     out: list[ChatMessage] = []
@@ -80,13 +82,13 @@ def from_hf(messages: Sequence[dict[str, Any]], images: Sequence[Any] = ()) -> l
     return out
 
 
-def to_hf(messages: Sequence[ChatMessage]) -> tuple[list[dict[str, Any]], list[Any]]:
+def to_hf(messages: Sequence[ChatMessage]) -> tuple[list[dict[str, Any]], list[Image.Image]]:
     """HF chat messages with image placeholders, and the images in placeholder order.
 
     A message without images becomes one string; otherwise its parts stay a list, adjacent text joined.
     """
     out: list[dict[str, Any]] = []
-    images: list[Any] = []
+    images: list[Image.Image] = []
     for m in messages:
         if not any(isinstance(p, ImagePart) for p in m.parts):
             out.append({"role": m.role, "content": m.text})
@@ -104,14 +106,14 @@ def to_hf(messages: Sequence[ChatMessage]) -> tuple[list[dict[str, Any]], list[A
     return out, images
 
 
-def encode_image(image: Any) -> str:
+def encode_image(image: Image.Image) -> str:
     """A PNG data URL for a PIL image (lossless, so a served model sees the very same pixels)."""
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def decode_image(url: str, *, max_pixels: int | None = None) -> Any:
+def decode_image(url: str, *, max_pixels: int | None = None) -> Image.Image:
     """The PIL image of a base64 `data:image/...;base64,` URL (RGB).
 
     With `max_pixels`, an image whose header declares more pixels is refused before its pixels are decoded (a small
@@ -122,10 +124,8 @@ def decode_image(url: str, *, max_pixels: int | None = None) -> Any:
     return _load_image(image)
 
 
-def _open_image(url: str) -> Any:
+def _open_image(url: str) -> Image.Image:
     """The image of a data URL, opened lazily: its header is read, its pixels are not decoded yet."""
-    from PIL import Image
-
     if not url.startswith("data:") or ";base64," not in url:
         raise DataError("only base64 data URLs (data:image/png;base64,...) are accepted for images")
     try:
@@ -137,17 +137,15 @@ def _open_image(url: str) -> Any:
         raise DataError(f"cannot decode the image data URL: {exc}") from None
 
 
-def _check_pixels(image: Any, max_pixels: int | None) -> None:
+def _check_pixels(image: Image.Image, max_pixels: int | None) -> None:
     width, height = image.size
     if max_pixels is not None and width * height > max_pixels:
         raise DataError(f"an image is {width}x{height} = {width * height} pixels, above the limit of {max_pixels}; "
                         "send it scaled down")
 
 
-def _load_image(image: Any) -> Any:
+def _load_image(image: Image.Image) -> Image.Image:
     """Decode the pixels of an opened image, as RGB."""
-    from PIL import Image
-
     try:
         image.load()
     except Image.DecompressionBombError as exc:
@@ -214,6 +212,6 @@ def from_openai(messages: Sequence[dict[str, Any]], *, max_image_pixels: int | N
     return out
 
 
-def _preview(value: Any) -> str:
+def _preview(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

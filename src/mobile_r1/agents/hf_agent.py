@@ -22,15 +22,23 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import torch
+from PIL import Image
+
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView, saved_view_options
+from mobile_r1.agents.registry import need_argument, register_agent
 from mobile_r1.core.dialects.base import reply_chars
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.models import load_policy, merge_lora
+from mobile_r1.models.batching import length_groups
+from mobile_r1.models.generation import Sampling, sample
+from mobile_r1.models.policy import Policy, decode_completion
 
-Prompt = tuple[list[dict[str, Any]], list[Any]]
+Prompt = tuple[list[dict[str, Any]], list[Image.Image]]
 
 
 def generate(
-    policy: Any,
+    policy: Policy,
     prompts: Sequence[Prompt],
     *,
     temperature: float = 0.0,
@@ -45,10 +53,6 @@ def generate(
     With `group_by_length` the batches gather prompts of similar length (`mobile_r1.models.batching`), so that a few
     long prompts do not pad all the others; otherwise they are consecutive runs of the prompts as given.
     """
-    from mobile_r1.models.batching import length_groups
-    from mobile_r1.models.generation import Sampling, sample
-    from mobile_r1.models.policy import decode_completion
-
     if not prompts:
         return []
     if policy.takes_images:
@@ -95,8 +99,6 @@ def _select_rows(inputs: dict[str, Any], rows: list[int], width: int, images_per
     """The left-padded batch of prompts `rows` from the batch of all prompts, cut to its longest prompt, `width`."""
     if rows == list(range(len(images_per_prompt))):
         return inputs
-    import torch
-
     if inputs["attention_mask"][rows, : inputs["attention_mask"].shape[1] - width].any():
         raise ValueError("generate needs left-padded prompts (the tokenizer's padding_side 'left')")
     batch = {k: inputs[k][rows, -width:] for k in ("input_ids", "attention_mask")}
@@ -111,7 +113,7 @@ def _select_rows(inputs: dict[str, Any], rows: list[int], width: int, images_per
     return batch
 
 
-def load_adapter(policy: Any, adapter: str) -> Any:
+def load_adapter(policy: Policy, adapter: str) -> Policy:
     """`policy` with the LoRA adapter saved in folder `adapter` on top of its model."""
     from peft import PeftModel
 
@@ -127,7 +129,7 @@ class HFAgent(Agent):
 
     def __init__(
         self,
-        model: Any,
+        model: Policy | str,
         *,
         dialect: str | None = None,
         observation_mode: str | None = None,
@@ -156,14 +158,10 @@ class HFAgent(Agent):
                 saved.update(saved_view_options(folder))
         owned = isinstance(model, str)  # loaded here: only this agent generates with it (a Policy may be training)
         if owned:
-            from mobile_r1.models import load_policy
-
             model = load_policy(model, dtype=dtype, device=device)
         if adapter:
             model = load_adapter(model, adapter)
         if owned and merge_adapter:
-            from mobile_r1.models import merge_lora
-
             model = merge_lora(model)
         self.policy = model
         self.policy.model.eval()
@@ -194,5 +192,13 @@ class HFAgent(Agent):
         limit = reply_chars(self.max_new_tokens)
         return [self.view.output(t, r.observation, max_chars=limit) for t, r in zip(texts, requests)]
 
+    @classmethod
+    def from_spec(cls, argument: str | None, **options: Any) -> HFAgent:
+        """The agent `hf:MODEL` names (a preset, a local directory or a hub id)."""
+        return cls(need_argument(argument, "hf", "hf:tiny-lm or hf:PATH"), **options)
+
     def __repr__(self) -> str:
         return f"HFAgent(model={self.policy.spec!r}, dialect={self.view.dialect.name!r})"
+
+
+register_agent("hf", HFAgent.from_spec, replace=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest
+from mobile_r1.agents.registry import register_agent
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import ParseResult, render_elements
-from mobile_r1.core.errors import ActionError, MobileR1Error
+from mobile_r1.core.errors import ActionError, ConfigError, MobileR1Error
 from mobile_r1.core.records import Observation
 
 HELP = """\
@@ -148,3 +149,14 @@ class HumanAgent(Agent):
                 continue
             result = ParseResult(action, None, None, True, None, line)
             return AgentOutput(text=line, parse=result, action=action)
+
+
+def _human(argument: str | None, **options: Any) -> Agent:
+    """The agent `human` names (a person needs no prompt format: a `dialect` option is ignored)."""
+    if argument:
+        raise ConfigError("the human agent takes no argument")
+    options.pop("dialect", None)
+    return HumanAgent(**options)
+
+
+register_agent("human", _human, replace=True)

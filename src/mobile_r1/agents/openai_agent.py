@@ -22,14 +22,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest, ModelView
 from mobile_r1.agents.chat import from_hf, to_openai
 from mobile_r1.agents.options import redact_url
+from mobile_r1.agents.registry import need_argument, register_agent
 from mobile_r1.core.dialects.base import reply_chars
 from mobile_r1.core.errors import ConfigError, MobileR1Error
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 NO_KEY = "EMPTY"  # local servers (vLLM, SGLang, mobile-r1 serve) accept any key
@@ -64,7 +69,7 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}{f' {status}' if status else ''}: {message}"[:500]
 
 
-def reply_text(response: Any) -> str:
+def reply_text(response: object) -> str:
     """The first choice's message content of a chat-completion response; MalformedReply when there is none."""
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:
@@ -121,14 +126,14 @@ class ChatClient:
         """The endpoint as it may be shown: credentials redacted."""
         return redact_url(self.base_url) if self.base_url else "api.openai.com"
 
-    def _client(self) -> Any:
-        import openai
+    def _client(self) -> openai.AsyncOpenAI:
+        import openai  # the optional `serve` extra: imported when a request is made
 
         # The client is made per run: an AsyncOpenAI belongs to the event loop it was used on.
         return openai.AsyncOpenAI(api_key=resolve_api_key(self.api_key_env), base_url=self.base_url,
                                   timeout=self.timeout, max_retries=self.max_retries)
 
-    async def _complete(self, client: Any, messages: list[dict[str, Any]], semaphore: asyncio.Semaphore,
+    async def _complete(self, client: openai.AsyncOpenAI, messages: list[dict[str, Any]], semaphore: asyncio.Semaphore,
                         **params: Any) -> Reply:
         import openai
 
@@ -169,8 +174,6 @@ class ChatClient:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self._complete_all(batch, **params))
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self._complete_all(batch, **params)).result()
 
@@ -243,5 +246,13 @@ class OpenAIAgent(Agent):
                 else self.view.output(reply.text, r.observation, max_chars=limit)
                 for reply, r in zip(replies, requests)]
 
+    @classmethod
+    def from_spec(cls, argument: str | None, **options: Any) -> OpenAIAgent:
+        """The agent `openai:MODEL` names."""
+        return cls(need_argument(argument, "openai", "openai:gpt-4o"), **options)
+
     def __repr__(self) -> str:
         return f"OpenAIAgent({self.client!r}, dialect={self.view.dialect.name!r})"
+
+
+register_agent("openai", OpenAIAgent.from_spec, replace=True)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mobile_r1.agents.registry import agent_class
 from mobile_r1.core.errors import ConfigError
 
 REDACTED = "***"
@@ -67,19 +68,6 @@ def redact_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _constructor(kind: str) -> Callable[..., Any] | None:
-    """The class an agent kind is built from, where its keywords are known (None: any options go through)."""
-    if kind == "openai":
-        from mobile_r1.agents.openai_agent import OpenAIAgent
-
-        return OpenAIAgent
-    if kind == "hf":
-        from mobile_r1.agents.hf_agent import HFAgent
-
-        return HFAgent
-    return None
-
-
 def validate_agent_options(spec: str, options: dict[str, Any]) -> None:
     """Refuse, before anything is written, a secret given as an option and a keyword the agent does not take."""
     for key in options:
@@ -88,14 +76,15 @@ def validate_agent_options(spec: str, options: dict[str, Any]) -> None:
                 f"--option {key}=...: keys and tokens are never passed as options (they would be stored with the run); "
                 "put the key in an environment variable: OPENAI_API_KEY, or any NAME with --option api_key_env=NAME"
             )
-    kind = spec.strip().partition(":")[0].lower()
-    cls = _constructor(kind)
+    cls = agent_class(spec)  # the agent's class where the registry knows it (None: any options go through)
     if cls is None:
         return
+    kind = spec.strip().partition(":")[0].lower()
     parameters = inspect.signature(cls.__init__).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return
-    accepted = [name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    accepted = [name for name, p in list(parameters.items())[1:] if p.kind in named]  # [0] is self
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ConfigError(f"the {kind} agent takes no option {unknown[0]!r}; its options: {', '.join(sorted(accepted))}")

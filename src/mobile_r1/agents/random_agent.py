@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from mobile_r1.agents.base import Agent, AgentOutput, AgentRequest
+from mobile_r1.agents.registry import register_agent
 from mobile_r1.core.actions import BUTTONS, Action, ActionType
 from mobile_r1.core.dialects import ParseResult, get_dialect
 from mobile_r1.core.errors import ConfigError
@@ -33,6 +34,16 @@ class RandomAgent(Agent):
         self.types: tuple[ActionType, ...] = tuple(self.dialect.action_types) or tuple(ActionType)
         self.on_elements = on_elements
         self.rng = random.Random(seed)
+
+    @classmethod
+    def from_spec(cls, argument: str | None, **options: Any) -> RandomAgent:
+        """The agent `random` or `random:SEED` names."""
+        if argument:
+            try:
+                options.setdefault("seed", int(argument))
+            except ValueError:
+                raise ConfigError(f"random:SEED takes an integer seed, got {argument!r}") from None
+        return cls(**options)
 
     def _point(self, obs: Observation, allow_elements: bool = True) -> tuple[int, int]:
         w, h = obs.screen_size
@@ -78,3 +89,6 @@ class RandomAgent(Agent):
             result = ParseResult(action, "random", str(action), True, None, text)
             outputs.append(AgentOutput(text=text, parse=result, action=action))
         return outputs
+
+
+register_agent("random", RandomAgent.from_spec, replace=True)

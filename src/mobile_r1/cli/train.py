@@ -1,4 +1,5 @@
-"""`mobile-r1 train`: run stage 1 (SFT), stage 2 (action-level GRPO) or stage 3 (task-level GRPO) from a YAML config."""
+"""`mobile-r1 train`: run one training stage (stage 1 SFT, stage 2 action-level GRPO, stage 3 task-level GRPO, or any
+registered or third-party stage) or the whole curriculum from a YAML config."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from typing import Optional
 import typer
 
 from mobile_r1.cli.app import app, console, output
+from mobile_r1.train.registry import BUILTIN_STAGES
 
 
 @app.command()
 def train(
     config: Path = typer.Option(..., "--config", "-c", help="YAML training config (see configs/)."),
     stage: Optional[str] = typer.Option(
-        None, "--stage", "-s", help="sft, action-grpo or task-grpo; leave out to run the whole curriculum."),
+        None, "--stage", "-s", help=f"{', '.join(BUILTIN_STAGES)}, another registered stage, or a third-party one as "
+        "package.module:Name; leave out to run the whole curriculum."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in run.output_dir from its last checkpoint."),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", "-o", help="Override run.output_dir."),
     set_: list[str] = typer.Option([], "--set", help="Override one config value, SECTION.KEY=VALUE (YAML value; "
@@ -41,7 +44,7 @@ def train(
         return
     shown = {**result.last_metrics, **result.last_eval}
     summary = ", ".join(f"{k}={v:.4g}" for k, v in shown.items() if k in _SHOWN)
-    console.print(f"{stage}: {result.steps} steps -> {result.run_dir / 'final'}" + (f" ({summary})" if summary else ""))
+    console.print(f"{result.stage}: {result.steps} steps -> {result.run_dir / 'final'}" + (f" ({summary})" if summary else ""))
 
 
 _SHOWN = ("loss", "reward_mean", "eval_loss", "format_valid", "eval_reward", "eval_format_valid", "success_rate",

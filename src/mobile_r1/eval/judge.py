@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+from PIL import Image
+
 from mobile_r1.agents.chat import encode_image
 from mobile_r1.agents.openai_agent import ChatClient, EndpointError
 from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
@@ -207,7 +209,7 @@ def format_history(steps: Sequence[Step], language: str = "zh") -> str:
     return "\n".join(parts)
 
 
-def image_url(screenshot: Any) -> str:
+def image_url(screenshot: Image.Image | str | Path) -> str:
     """A data URL for a PIL image or an image file."""
     if isinstance(screenshot, (str, Path)):
         path = Path(screenshot)
@@ -219,7 +221,8 @@ def image_url(screenshot: Any) -> str:
 
 
 def judge_messages(
-    instruction: str, intent: str, history: str | Sequence[Step], screenshots: Sequence[Any], language: str = "zh"
+    instruction: str, intent: str, history: str | Sequence[Step], screenshots: Sequence[Image.Image | str | Path],
+    language: str = "zh",
 ) -> list[dict[str, Any]]:
     """The OpenAI messages of one judge request: the scoring guide, then the text and every screenshot."""
     if language not in PROMPTS:
@@ -265,7 +268,8 @@ class ModelJudge:
         self.json_mode = json_mode
 
     def judge(
-        self, instruction: str, intent: str, history: str | Sequence[Step], screenshots: Sequence[Any]
+        self, instruction: str, intent: str, history: str | Sequence[Step],
+        screenshots: Sequence[Image.Image | str | Path],
     ) -> JudgeVerdict:
         """Judge one trajectory; a malformed answer is asked again, up to `max_attempts` answers in all."""
         messages = judge_messages(instruction, intent, history, screenshots, self.language)

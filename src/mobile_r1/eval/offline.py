@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from PIL import Image
+
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.matching import Matcher, MetricsReport, StepMatch, StepMetrics
@@ -56,8 +58,6 @@ def _screen_size(episode: Episode, step: Step, image_root: Path | None) -> tuple
         path = Path(step.observation.screenshot_path)
         path = path if path.exists() or image_root is None else image_root / path
         if path.exists():  # coordinates refer to the image the model saw
-            from PIL import Image
-
             with Image.open(path) as image:
                 return image.size
     if step.observation is not None and episode.frame != "model":
@@ -73,8 +73,6 @@ def _observation(episode: Episode, step: Step, size: tuple[int, int], image_root
         if not path.is_absolute() and image_root is not None and not path.exists():
             path = image_root / path
         if path.exists():
-            from PIL import Image
-
             with Image.open(path) as image:
                 obs.screenshot = image.convert("RGB")
                 if episode.frame == "model" and obs.screenshot.size != size:

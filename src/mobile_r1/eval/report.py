@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from PIL import Image, ImageDraw, UnidentifiedImageError
+
 from mobile_r1.core.errors import DataError
-from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
+from mobile_r1.eval.metrics import Mean, MetricsReport, MetricSummary, Rate, summarize
 from mobile_r1.eval.runner import load_run, needs_inquiry_summary, verdicts_of
 
 COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
@@ -54,7 +56,7 @@ def read_run(path: Path) -> RunData:
     return RunData(path, _text(name), options, records, summarize(verdicts), needs_inquiry_summary(verdicts))
 
 
-def _text(value: Any, limit: int = 20_000) -> str:
+def _text(value: object, limit: int = 20_000) -> str:
     """Any JSON value as display text (None as empty), cut at `limit` characters."""
     if value is None:
         return ""
@@ -66,7 +68,7 @@ def _text(value: Any, limit: int = 20_000) -> str:
 MAX_SCREENSHOT_PIXELS = 40_000_000  # larger images are not decoded (a phone screenshot has a few million pixels)
 
 
-def screenshot_file(run_dir: Path, value: Any) -> tuple[Path | None, str | None]:
+def screenshot_file(run_dir: Path, value: object) -> tuple[Path | None, str | None]:
     """The file a step's `screenshot_path` names, if it lies inside `run_dir`; else (None, why it is not shown).
 
     The path is resolved (links and `..` followed) before the check, so nothing outside the run folder is read.
@@ -87,20 +89,18 @@ def screenshot_file(run_dir: Path, value: Any) -> tuple[Path | None, str | None]
     return path, None
 
 
-def _point(value: Any) -> tuple[float, float] | None:
+def _point(value: object) -> tuple[float, float] | None:
     if (isinstance(value, (list, tuple)) and len(value) == 2
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
         return (float(value[0]), float(value[1]))
     return None
 
 
-def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: Sequence[int], width: int = 240) -> str | None:
+def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: object, width: int = 240) -> str | None:
     """A data URL of the screenshot, downscaled to `width`, with the action's point or swipe arrow drawn on it.
 
     None when the file is missing, is not an image PIL can read, or is larger than `MAX_SCREENSHOT_PIXELS`.
     """
-    from PIL import Image, ImageDraw, UnidentifiedImageError
-
     if not path.is_file():
         return None
     try:
@@ -136,23 +136,21 @@ def annotated_image(path: Path, action: dict[str, Any] | None, screen_size: Sequ
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _arrow_head(draw: Any, a: tuple[float, float], b: tuple[float, float]) -> None:
-    import math
-
+def _arrow_head(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float]) -> None:
     angle = math.atan2(b[1] - a[1], b[0] - a[0])
     for side in (-0.5, 0.5):
         draw.line([b, (b[0] - 14 * math.cos(angle + side), b[1] - 14 * math.sin(angle + side))], fill=(234, 88, 12), width=4)
 
 
 # ----- the page's data (the template, templates/report.html.j2, lays it out) ------------------------------------
-def _rate_cell(rate: Any) -> dict[str, Any] | None:
+def _rate_cell(rate: Rate) -> dict[str, Any] | None:
     """A rate cell: the value and its 95% interval (the one interval format: `[35.2, 57.1]`)."""
     if rate.n == 0:
         return None
     return {"text": f"{100 * rate.value:.1f}%", "ci": rate.interval(), "detail": f"k={rate.k}, n={rate.n}"}
 
 
-def _mean_cell(m: Any, top: float | None = None) -> dict[str, Any] | None:
+def _mean_cell(m: Mean, top: float | None = None) -> dict[str, Any] | None:
     """A mean cell with its interval, clipped to the possible range [0, top] for display."""
     if m.n == 0:
         return None
@@ -225,7 +223,7 @@ def charts(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 
 
 # ----- the episode browser --------------------------------------------------------------------------------------
-def _action_text(action: Any) -> str:
+def _action_text(action: object) -> str:
     if not action:
         return "(no action could be read)"
     if not isinstance(action, dict):
@@ -236,7 +234,8 @@ def _action_text(action: Any) -> str:
     return f"{kind}({args})"
 
 
-def _screenshot(run: RunData, value: Any, action: Any, screen_size: Any, image_width: int, alt: str) -> dict[str, Any] | None:
+def _screenshot(run: RunData, value: object, action: object, screen_size: object, image_width: int,
+                alt: str) -> dict[str, Any] | None:
     """A screenshot inside the run folder as a data URL, a note on why it is not shown, or None when there is none."""
     path, why = screenshot_file(run.path, value)
     if why:
@@ -350,7 +349,7 @@ def render_report(runs: Sequence[RunData], *, title: str = "mobile-r1 evaluation
                   image_width: int = 240, curves: Sequence[tuple[str, Path]] = ()) -> str:
     """The whole page as a string (jinja2, autoescaped: templates/report.html.j2); `curves` adds training curves
     (a name and a PNG file each) as embedded images."""
-    import jinja2
+    import jinja2  # installed with transformers and fastapi, not by the core package: loaded for a report only
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("mobile_r1.eval", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"], default=True),

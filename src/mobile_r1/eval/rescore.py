@@ -145,7 +145,7 @@ def load_judged_file(path: Path) -> JudgedFile:
     return JudgedFile(path=path, model=model, language=language, verdicts=verdicts)
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     text = json.dumps(value) if isinstance(value, (str, int, float, list, dict)) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.models.policy import Policy, unwrap
 
 
 @dataclass
@@ -41,10 +42,8 @@ class Sampling:
                               f"{self.temperature}, {self.top_p}, {self.max_new_tokens}")
 
 
-def eos_ids(policy: Any) -> list[int]:
+def eos_ids(policy: Policy) -> list[int]:
     """The tokens that end a completion: the tokenizer's end token first, then the generation config's."""
-    from mobile_r1.models.policy import unwrap
-
     ids = unwrap(policy.model).generation_config.eos_token_id
     ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
     if policy.tokenizer.eos_token_id is not None and policy.tokenizer.eos_token_id not in ids:
@@ -52,7 +51,7 @@ def eos_ids(policy: Any) -> list[int]:
     return ids
 
 
-def left_padded(prompts: list[PromptInput], policy: Any, repeat: int = 1) -> dict[str, torch.Tensor]:
+def left_padded(prompts: list[PromptInput], policy: Policy, repeat: int = 1) -> dict[str, torch.Tensor]:
     """One generate batch of `prompts`, each repeated `repeat` times in a row, left-padded, with their images."""
     pad = policy.tokenizer.pad_token_id
     rows = [p for p in prompts for _ in range(repeat)]
@@ -69,11 +68,9 @@ def left_padded(prompts: list[PromptInput], policy: Any, repeat: int = 1) -> dic
 
 
 @torch.no_grad()
-def sample(policy: Any, batch: dict[str, Any], sampling: Sampling, seed: int | None = None) -> list[list[int]]:
+def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int | None = None) -> list[list[int]]:
     """One completion per row of `batch` (a left-padded encoding): token ids, cut after the first end token.
     `seed` reseeds torch first, so that sampling from the same batch gives the same completions."""
-    from mobile_r1.models.policy import unwrap
-
     model = unwrap(policy.model)
     eos = eos_ids(policy)
     options: dict[str, Any] = {"do_sample": sampling.temperature > 0}

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib.util
+import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
+from filelock import FileLock
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.models.tokenizer import TOKENIZER_DIR
+from mobile_r1.models.vision import ImageTextProcessor
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 PRESETS = ("tiny-lm", "small-lm", "tiny-vl", "smollm2-135m")
 # Bumped when a preset's build changes (architecture, tokenizer), so an older cached build is not reused.
@@ -62,8 +71,6 @@ class Policy:
         if self.uses_lora:
             self._reference_adapter = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
             return
-        import copy
-
         self._reference = copy.deepcopy(model).eval()
         for p in self._reference.parameters():
             p.requires_grad_(False)
@@ -118,7 +125,7 @@ class Policy:
         (self.processor or self.tokenizer).save_pretrained(path)
 
 
-def unwrap(model: Any) -> Any:
+def unwrap(model: torch.nn.Module) -> torch.nn.Module:
     """The bare model under a DistributedDataParallel wrapper."""
     return getattr(model, "module", model)
 
@@ -144,8 +151,6 @@ def load_policy(
         path = Path(spec)
     adapter = path / "adapter_config.json"
     if path.is_dir() and adapter.is_file():
-        import json
-
         from peft import PeftModel
 
         base = json.loads(adapter.read_text())["base_model_name_or_path"]
@@ -223,11 +228,9 @@ def _load_pretrained(name: str, dtype: torch.dtype) -> tuple[Any, Any, Any]:
     return model, tokenizer, processor
 
 
-def _load_processor(name: str) -> Any:
+def _load_processor(name: str) -> ImageTextProcessor:
     """A Qwen2/2.5-VL processor whose images go through the PIL image processor (no torchvision here)."""
     import transformers
-
-    from mobile_r1.models.vision import ImageTextProcessor
 
     return ImageTextProcessor.from_pretrained(name, transformers.AutoTokenizer.from_pretrained(name))
 
@@ -253,10 +256,6 @@ def build_preset(name: str, *, seed: int = 0, rebuild: bool = False) -> Path:
 def _build_once(out: Path, marker: str, build: Callable[[Path], None], rebuild: bool = False) -> Path:
     """`build(folder)` into `out` unless `out/marker` is there: under a file lock, so processes started together
     build it once, and into a temporary folder moved into place, so a build cut off midway leaves nothing behind."""
-    import shutil
-
-    from filelock import FileLock
-
     if (out / marker).is_file() and not rebuild:
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -272,12 +271,10 @@ def _build_once(out: Path, marker: str, build: Callable[[Path], None], rebuild: 
     return out
 
 
-def local_tokenizer() -> Any:
+def local_tokenizer() -> PreTrainedTokenizerBase:
     """The byte-level BPE the random presets share, trained on our prompts and phone texts (`models.tokenizer`) and
     shipped in the package (`models/assets/tokenizer`), so loading a model needs no phone."""
     from transformers import AutoTokenizer
-
-    from mobile_r1.models.tokenizer import TOKENIZER_DIR
 
     tokenizer = AutoTokenizer.from_pretrained(TOKENIZER_DIR)
     tokenizer.padding_side = "left"
@@ -323,8 +320,6 @@ def _build_lm(out: Path, seed: int, size: dict[str, float]) -> None:
 
 def _build_tiny_vl(out: Path, seed: int) -> None:
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2VLImageProcessorPil
-
-    from mobile_r1.models.vision import ImageTextProcessor
 
     tokenizer = local_tokenizer()
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in ("<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>")}

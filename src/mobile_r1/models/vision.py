@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 IMAGE_PAD = "<|image_pad|>"
 
@@ -47,7 +50,7 @@ class ImageTextProcessor:
         out["attention_mask"] = enc["attention_mask"]
         return out
 
-    def apply_chat_template(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
+    def apply_chat_template(self, messages: list[dict[str, Any]], **kwargs: Any) -> str | list[int]:
         return self.tokenizer.apply_chat_template(messages, **kwargs)
 
     def save_pretrained(self, path: str | Path) -> None:
@@ -55,7 +58,7 @@ class ImageTextProcessor:
         self.tokenizer.save_pretrained(path)
 
     @classmethod
-    def from_pretrained(cls, path: str | Path, tokenizer: Any) -> ImageTextProcessor:
+    def from_pretrained(cls, path: str | Path, tokenizer: PreTrainedTokenizerBase) -> ImageTextProcessor:
         from transformers import Qwen2VLImageProcessorPil
 
         return cls(Qwen2VLImageProcessorPil.from_pretrained(path), tokenizer)

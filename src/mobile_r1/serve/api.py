@@ -72,7 +72,7 @@ class Message(_Strict):
 
     @field_validator("content", mode="before")
     @classmethod
-    def _content_shape(cls, value: Any) -> Any:
+    def _content_shape(cls, value: object) -> object:
         if value is None or isinstance(value, str):
             return value
         if not isinstance(value, list):
@@ -179,7 +179,7 @@ class CompletionRequest(_Sampled):
 
     @field_validator("prompt", mode="before")
     @classmethod
-    def _one_prompt(cls, value: Any) -> Any:
+    def _one_prompt(cls, value: object) -> object:
         if isinstance(value, list):
             if not value:
                 raise ValueError("the prompt is empty")

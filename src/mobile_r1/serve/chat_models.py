@@ -8,11 +8,14 @@ another thing altogether: `mobile_r1.env.Backend`.)
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from mobile_r1.agents.chat import ChatMessage
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.serve.engine import ChatModel, Engine
+
+if TYPE_CHECKING:
+    from mobile_r1.serve.hf import HFEngine
 
 __all__ = ["ChatModel", "EchoModel", "HFEngine", "ScriptedModel", "make_chat_model"]
 
@@ -71,7 +74,7 @@ def make_chat_model(spec: str, *, dtype: str = "float32", device: str | None = N
     return HFEngine(policy, seed=seed, model_name=spec, **engine_options)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type[HFEngine]:
     if name == "HFEngine":  # imported when asked for: it needs torch and transformers, the test models do not
         from mobile_r1.serve.hf import HFEngine
 

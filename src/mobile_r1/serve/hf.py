@@ -57,9 +57,11 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
+import torch
+from transformers import (GenerationConfig, LogitsProcessor, LogitsProcessorList, PretrainedConfig, StoppingCriteria,
+                          StoppingCriteriaList)
 
 from mobile_r1.agents.chat import ChatMessage, TextPart, to_hf
 from mobile_r1.core.errors import ConfigError
@@ -79,9 +81,6 @@ from mobile_r1.serve.engine import (
     TokenLogprob,
     TopLogprob,
 )
-
-if TYPE_CHECKING:
-    import torch
 
 log = logging.getLogger(__name__)
 
@@ -292,8 +291,6 @@ class HFEngine:
         return _Job(prompt, params, max_new, adapter, adapter or self.model_name, stream)
 
     def submit(self, job: Prepared, sink: Sink) -> None:
-        import torch
-
         assert isinstance(job, _Job)
         job.sink = sink
         job.arrived = time.monotonic()
@@ -512,8 +509,6 @@ class HFEngine:
             return free > 0 and any(r.job.adapter == adapter and r.job.alive for r in self._waiting)
 
     def _run(self, rows: list[_Row]) -> None:
-        import torch
-
         for row in rows:
             row.preempted = False
         adapter = rows[0].job.adapter
@@ -548,8 +543,6 @@ class HFEngine:
 
     def _assemble(self, rows: list[_Row]) -> dict[str, Any]:
         """Left-padded inputs for `rows`: each row's prompt plus the tokens it has generated so far."""
-        import torch
-
         sequences = [row.job.prompt.ids + row.ids for row in rows]
         width = max(map(len, sequences))
         input_ids = torch.full((len(rows), width), self._pad, dtype=torch.long)
@@ -565,7 +558,7 @@ class HFEngine:
         device = self.policy.device
         return {k: v.to(device) for k, v in inputs.items()}
 
-    def _generation_config(self, max_new: int) -> Any:
+    def _generation_config(self, max_new: int) -> GenerationConfig:
         config = copy.deepcopy(self.policy.model.generation_config)
         config.max_new_tokens = max(1, max_new)
         config.max_length = None
@@ -665,7 +658,7 @@ class HFEngine:
             job.sink.fail(error)
 
 
-def unwrap_config(model: Any) -> Any:
+def unwrap_config(model: torch.nn.Module) -> PretrainedConfig:
     """The text model's config (a VL model's text config)."""
     config = model.config
     return config.get_text_config() if hasattr(config, "get_text_config") else config
@@ -704,8 +697,6 @@ class _Pick(LogitsProcessor):
         self.step = step
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        import torch
-
         chosen = scores.argmax(dim=-1)
         logprobs = torch.log_softmax(scores.float(), dim=-1) if self.step.logprobs else None
         engine = self.step.engine
@@ -730,8 +721,6 @@ class _Stop(StoppingCriteria):
         self.step = step
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs: Any) -> torch.BoolTensor:
-        import torch
-
         step, engine = self.step, self.step.engine
         last = input_ids[:, -1].tolist()
         for i, row in enumerate(step.rows):
@@ -746,9 +735,7 @@ class _Stop(StoppingCriteria):
         return torch.tensor([row.stopped for row in step.rows], dtype=torch.bool, device=input_ids.device)
 
 
-def _sample(scores: torch.Tensor, params: SamplingParams, generator: Any) -> int:
-    import torch
-
+def _sample(scores: torch.Tensor, params: SamplingParams, generator: torch.Generator | None) -> int:
     if params.temperature != 1.0:
         scores = scores / params.temperature
     if params.top_k > 0:
@@ -765,8 +752,6 @@ def _sample(scores: torch.Tensor, params: SamplingParams, generator: Any) -> int
 
 
 def _logprob(engine: HFEngine, row: torch.Tensor, token: int, top: int) -> TokenLogprob:
-    import torch
-
     def value(x: float) -> float:
         return x if x > MIN_LOGPROB else MIN_LOGPROB  # also maps NaN to the floor
 

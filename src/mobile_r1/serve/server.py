@@ -38,7 +38,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -68,7 +68,12 @@ from mobile_r1.serve.engine import (
     TextEngine,
 )
 
+if TYPE_CHECKING:  # the `serve` extra: FastAPI and uvicorn are imported when a server is made
+    import uvicorn
+    from fastapi import FastAPI, Request
+
 log = logging.getLogger(__name__)
+Body = TypeVar("Body", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,7 @@ def _status_of(error: BaseException) -> tuple[int, str]:
 
 
 def create_app(model: ChatModel | Engine, model_name: str | None = None,
-               settings: ServerSettings | None = None) -> Any:
+               settings: ServerSettings | None = None) -> "FastAPI":
     """A FastAPI app answering OpenAI chat-completions requests with `model` (an `Engine` such as `HFEngine`, or a
     plain `ChatModel` served through `TextEngine`)."""
     import anyio
@@ -267,7 +272,7 @@ def create_app(model: ChatModel | Engine, model_name: str | None = None,
             return result
         return JSONResponse(text_completion_body(result, f"cmpl-{uuid.uuid4().hex}", int(time.time()), params))
 
-    async def adapter_body(request: Request, schema: type[BaseModel]) -> Any:
+    async def adapter_body(request: Request, schema: type[Body]) -> Body:
         if not settings.lora_updates:
             raise _Refused(404, "loading LoRA adapters at runtime is off on this server; start it with "
                                 "mobile-r1 serve --lora-updates")
@@ -289,7 +294,7 @@ def create_app(model: ChatModel | Engine, model_name: str | None = None,
     return app
 
 
-async def _watch_disconnect(request: Any, sink: _AsyncSink) -> None:
+async def _watch_disconnect(request: "Request", sink: _AsyncSink) -> None:
     """Cancel the request's generation when its client goes away (the body has been read: what comes is a disconnect)."""
     while True:
         message = await request.receive()
@@ -344,7 +349,7 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def _uvicorn_config(app: Any, host: str, port: int, settings: ServerSettings) -> Any:
+def _uvicorn_config(app: "FastAPI", host: str, port: int, settings: ServerSettings) -> "uvicorn.Config":
     import uvicorn
 
     return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",

@@ -1,8 +1,8 @@
 """Stage 2, action-level GRPO: labelled steps become prompts, G samples each are scored by a rule reward preset.
 
 `LabelledStepSource` is the stage-2 `SampleSource` of the GRPO engine (stage 3 plugs an environment rollout
-source into the same engine). Defaults follow InquireMobile: G = 4, temperature 1.0, lr 1e-6 with linear decay,
-per-token (`dapo`) loss, k3 KL.
+source into the same engine); `ActionGRPORunner` is the stage the run loop finds as "action-grpo". Defaults follow
+InquireMobile: G = 4, temperature 1.0, lr 1e-6 with linear decay, per-token (`dapo`) loss, k3 KL.
 """
 
 from __future__ import annotations
@@ -14,25 +14,30 @@ from pathlib import Path
 from typing import Any, Callable
 
 import torch
+from accelerate import Accelerator
+from accelerate.utils import gather_object
+from torch.optim.lr_scheduler import LRScheduler
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.core.errors import DataError
-from mobile_r1.core.rewards import RewardResult, get_preset
+from mobile_r1.core.rewards import RewardPreset, RewardResult, get_preset
 from mobile_r1.models.generation import PromptInput, Sampling
 from mobile_r1.models.policy import Policy, decode_completion
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
-                                  repeat_by_action)
+                                  labelled_episodes, labelled_examples, repeat_by_action)
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings, Rollout, Sample, generate, group_advantages
-from mobile_r1.train.rollout import greedy_completions
-from mobile_r1.train.server_generation import ServerGeneration
-from mobile_r1.train.stage import StageRunner, fingerprint, read_start_record, write_start_record
+from mobile_r1.train.progress import console
+from mobile_r1.train.registry import register_stage
+from mobile_r1.train.rollout import Sampler, greedy_completions
+from mobile_r1.train.server_generation import ServerGeneration, check_generation
+from mobile_r1.train.stage import StageRunner, config_policy, fingerprint, read_start_record, write_start_record
 
 # G completions for each prompt, grouped (prompt 0's G, then prompt 1's, ...): the policy's own `generate` by default.
 GroupSampler = Callable[[list[PromptInput], GRPOSettings], list[list[int]]]
 
 
-def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
+def score(preset: RewardPreset, completion: str, example: StepExample) -> RewardResult:
     """A completion's reward against the step's label (model frame) and element box (screen pixels)."""
     return preset.score(completion, example.label, example.bbox, example.screen_size, example.model_size)
 
@@ -41,22 +46,21 @@ def score(preset: Any, completion: str, example: StepExample) -> RewardResult:
 class LabelledStepSource:
     """Serves `prompts_per_step` labelled steps per rollout, samples G completions each and scores them.
 
-    `batches` maps an optimizer step to the examples of that step on this process; keeping it a function of the
-    step makes a resumed run read the same data. `sampler` replaces the policy's own sampling (a server's). With
-    `label_guidance` the last of each step's G completions is replaced by the step's SFT target (the label written as
+    `step_examples` maps an optimizer step to the examples of that step on this process (default: every example);
+    keeping it a function of the step makes a resumed run read the same data. `sampler` replaces the policy's own
+    sampling (a server's). With `label_guidance` the last of each step's G completions is replaced by the step's SFT target (the label written as
     SFT writes it), scored and weighted like the others; the logged rewards are those of the G - 1 samples.
     """
 
     examples: list[StepExample]
     reward: str
     dialect: str
-    step_examples: Any = None  # callable(step) -> list[StepExample], set by the runner
-    step: int = 0
+    step_examples: Callable[[int], list[StepExample]] | None = None
     sampler: GroupSampler | None = None
     label_guidance: bool = False
 
-    def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout:
-        batch = self.step_examples(self.step) if self.step_examples else self.examples
+    def rollout(self, policy: Policy, settings: GRPOSettings, step: int) -> Rollout:
+        batch = self.step_examples(step) if self.step_examples else self.examples
         preset = get_preset(self.reward)
         parser = get_dialect(self.dialect)
         prompts = [encode_prompt(policy, e.messages, e.images) for e in batch]
@@ -142,14 +146,12 @@ def sampled_held_out_reward(policy: Policy, examples: list[StepExample], reward:
 
 @torch.no_grad()
 def unsolved_steps(policy: Policy, examples: list[StepExample], reward: str, max_new_tokens: int,
-                   accelerator: Any) -> tuple[list[StepExample], dict[str, Any]]:
+                   accelerator: Accelerator) -> tuple[list[StepExample], dict[str, Any]]:
     """The labelled steps whose greedy completion by `policy` scores below the label's own reward, and the counts.
 
     A step the model already answers as labelled mostly gives G samples of the same reward, so a group without
     spread and no gradient. Each process predicts its share of the steps; all get the whole answer.
     """
-    from accelerate.utils import gather_object
-
     preset = get_preset(reward)
     rank, world = accelerator.process_index, accelerator.num_processes
     mine = list(range(rank, len(examples), world))
@@ -181,25 +183,7 @@ def solved_fingerprint(config: TrainConfig, examples: list[StepExample]) -> str:
     return fingerprint(what)
 
 
-def grpo_settings(config: TrainConfig) -> GRPOSettings:
-    g = config.grpo
-    return GRPOSettings(
-        num_generations=g.num_generations,
-        temperature=g.temperature,
-        top_p=g.top_p,
-        max_completion_length=g.max_completion_length,
-        scale_rewards=g.scale_rewards,
-        loss_type=g.loss_type,
-        epsilon=g.epsilon,
-        epsilon_high=g.epsilon_high,
-        beta=g.beta,
-        num_iterations=g.num_iterations,
-        micro_batch_size=g.micro_batch_size,
-        max_grad_norm=config.optim.max_grad_norm,
-        prompts_per_generate=g.prompts_per_generate,
-    )
-
-
+@register_stage
 class ActionGRPORunner(StageRunner):
     """Stage 2 for the run loop. One run-loop step = one rollout = `num_iterations` optimizer steps.
 
@@ -208,14 +192,32 @@ class ActionGRPORunner(StageRunner):
     evaluations stay in process (greedy on the trainer's own weights).
     """
 
-    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
+    name = "action-grpo"
+    title = "after stage 2 (action GRPO)"
+    order = 20
+    labelled_data = True
+
+    @classmethod
+    def check(cls, config: TrainConfig) -> None:
+        check_generation(config)  # refuse server generation without LoRA before loading a model
+
+    @classmethod
+    def build(cls, config: TrainConfig, accelerator: Accelerator, *, resume: bool = False,
+              sampler: Sampler | None = None) -> ActionGRPORunner:
+        settings, train, held_out = labelled_episodes(config)
+        policy = config_policy(config, accelerator, settings)
+        if config.grpo.beta:
+            policy.freeze_reference()  # the KL anchor is the policy this stage starts from (also on resume)
+        return cls(config, policy, accelerator, *labelled_examples(config, settings, train, held_out), resume)
+
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Accelerator, train: list[StepExample],
                  held_out: list[StepExample], resume: bool = False) -> None:
         get_preset(config.grpo.reward)  # fail early on an unknown preset
         self.config = config
         self.policy = policy
         self.accelerator = accelerator
         self.held_out = held_out
-        self.settings = grpo_settings(config)
+        self.settings = GRPOSettings.of(config.grpo, config.optim.max_grad_norm)
         self.updates_per_step = config.grpo.num_iterations
         g = config.grpo
         if g.skip_solved:
@@ -251,8 +253,6 @@ class ActionGRPORunner(StageRunner):
         to solved_steps.json in the run folder. A resumed run reads its kept steps back from that file when it was
         written for the same model, data and reward (`fingerprint`); otherwise it predicts them again from the
         starting weights, which it is given before its checkpoint is loaded, and so keeps the same steps."""
-        from mobile_r1.train.run import console
-
         main = self.accelerator.is_main_process
         path = Path(self.config.run.output_dir) / "solved_steps.json"
         key = solved_fingerprint(self.config, train)
@@ -278,16 +278,15 @@ class ActionGRPORunner(StageRunner):
                             "stage 2 has nothing to learn from them (give it harder steps, or turn skip_solved off)")
         return kept
 
-    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+    def attach(self, optimizer: torch.optim.Optimizer, scheduler: LRScheduler) -> None:
         # the scheduler counts optimizer steps: num_iterations per rollout
         self.engine = GRPOEngine(self.policy, self.settings, optimizer, scheduler, self.accelerator)
 
     def step(self, step: int) -> dict[str, float]:
         assert self.engine is not None
-        self.source.step = step
         if self.generation is not None:
             self.generation.sync(step)  # the weights the rollout samples from (at the start, and after a resume)
-        metrics = self.engine.step(self.source)
+        metrics = self.engine.step(self.source, step)
         if self.generation is not None:
             self.generation.sync(step + 1)  # the updated adapter, served from now on
             metrics.update(self.generation.take_metrics())

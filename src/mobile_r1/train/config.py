@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from mobile_r1.core.actions import ActionType
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.core.reading import Where, check_tree, read_yaml
+from mobile_r1.train.registry import check_stage_name, default_curriculum
 
 
 # Upper bounds far beyond any real run: a value past one is a typo (or 1e308), not a setting.
@@ -95,6 +96,8 @@ def _check_repeats(value: dict[str, int]) -> dict[str, int]:
 
 # {action type: N}: show steps of these action types N times (sft.action_repeats, grpo.action_repeats)
 ActionRepeats = Annotated[dict[str, int], AfterValidator(_check_repeats)]
+# a training stage: a registered name (train.registry) or a third-party stage as package.module:Name
+StageName = Annotated[str, AfterValidator(check_stage_name)]
 
 
 class SFTConfig(_Section):
@@ -334,8 +337,9 @@ class TasksConfig(_Section):
 class CurriculumConfig(_Section):
     """`mobile-r1 train --config C` without --stage: the stages in order, each from the previous one's model."""
 
-    stages: list[Literal["sft", "action-grpo", "task-grpo"]] = Field(
-        default_factory=lambda: ["sft", "action-grpo", "task-grpo"], description="stages to run, in this order")
+    stages: list[StageName] = Field(
+        default_factory=default_curriculum, description="stages to run, in their order (by default the built-in "
+        "stages, in order)")
     generate: GenerateConfig | None = Field(None, description="write expert data first and train stages 1-2 on it")
     eval_suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     eval_split: Literal["test", "unseen-app"] = Field("test", description="held-out split every model is scored on")
@@ -353,7 +357,7 @@ class CurriculumConfig(_Section):
                              "offline: action type and exact step (matcher qwen-ac), paired against the SFT model")
     sft_model: str | None = Field(None, description="a finished stage-1 model folder (e.g. runs/demo/sft/final) to "
                                   "start from: stage sft is not trained, this model is scored as its row")
-    stage_lr: dict[Literal["sft", "action-grpo", "task-grpo"], float] = Field(
+    stage_lr: dict[StageName, float] = Field(
         default_factory=dict, description="learning rate of a stage in place of optim.lr, e.g. {sft: 3.0e-3}")
 
 

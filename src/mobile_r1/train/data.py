@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import torch
+from PIL import Image
 
 from mobile_r1.core.actions import Action
 from mobile_r1.core.dialects import Dialect, get_dialect
 from mobile_r1.core.errors import ActionError, ConfigError, DataError
+from mobile_r1.core.formats import images_dir, load_any
 from mobile_r1.core.formats.steps import FrameSettings, model_steps
 from mobile_r1.core.geometry import MIN_PIXELS, Frame
 from mobile_r1.core.records import Episode, Observation, Step
@@ -58,7 +60,7 @@ class StepExample:
     episode_id: str
     step_index: int
     messages: list[dict[str, Any]]
-    images: list[Any]
+    images: list[Image.Image]
     target: str
     label: Action
     bbox: tuple[int, int, int, int] | None
@@ -67,17 +69,15 @@ class StepExample:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def open_screenshot(observation: Observation, image_dir: str | None = None) -> Any:
+def open_screenshot(observation: Observation, image_dir: str | None = None) -> Image.Image:
     """The observation's screenshot as a PIL image: in memory (PIL, or bytes from a data file), else its file.
 
     A relative `screenshot_path` is joined to `image_dir`; loaders give absolute paths, already checked to lie
     inside the dataset's folder.
     """
-    from PIL import Image
-
     image = observation.screenshot
     if image is not None and hasattr(image, "png") and not hasattr(image, "convert"):  # EncodedImage from a data file
-        source: Any = io.BytesIO(image.png())
+        source: io.BytesIO | Path = io.BytesIO(image.png())
         name = "an embedded screenshot"
     elif image is not None:
         return image
@@ -96,15 +96,13 @@ def open_screenshot(observation: Observation, image_dir: str | None = None) -> A
     return opened
 
 
-def fit_to_frame(image: Any, frame: Frame) -> Any:
+def fit_to_frame(image: Image.Image, frame: Frame) -> Image.Image:
     """The image in RGB resized straight to the frame's size, so an image processor leaves it as is and the frame
     is exact (training and `mobile-r1 data export` both show the model this image)."""
-    from PIL import Image
-
     return image.convert("RGB").resize((int(frame.width), int(frame.height)), Image.BICUBIC)
 
 
-def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Any:
+def _load_image(observation: Observation, settings: PromptSettings, frame: Frame) -> Image.Image:
     return fit_to_frame(open_screenshot(observation, settings.image_dir), frame)
 
 
@@ -245,7 +243,7 @@ def step_examples(episodes: list[Episode], settings: PromptSettings,
             model_frame=model,
             history_window=settings.history_window,
         )
-        images: list[Any] = []
+        images: list[Image.Image] = []
         if settings.observation_mode == "image":
             shown = dialect.image_observations(step.observation, ms.history, history_window=settings.history_window)
             images = [_load_image(o, settings, frames.frame(o.screen_size)) for o in shown]
@@ -298,7 +296,7 @@ def prompt_text(policy: Policy, messages: list[dict[str, Any]]) -> str:
     return policy.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
-def encode_prompt(policy: Policy, messages: list[dict[str, Any]], images: list[Any]) -> PromptInput:
+def encode_prompt(policy: Policy, messages: list[dict[str, Any]], images: list[Image.Image]) -> PromptInput:
     """Token ids of the prompt (image placeholders expanded) and its image tensors."""
     text = prompt_text(policy, messages)
     if policy.takes_images and images:
@@ -326,8 +324,7 @@ def stack_vision(items: list[dict[str, torch.Tensor] | None]) -> dict[str, torch
 
 
 def load_episode_files(paths: list[str]) -> list[Episode]:
-    from mobile_r1.core.formats import load_any
-
+    """Every episode of the files or folders `paths` (any format `core.formats.load_any` reads)."""
     episodes: list[Episode] = []
     for path in paths:
         if not Path(path).exists():
@@ -352,6 +349,22 @@ def split_data(config: TrainConfig) -> tuple[list[Episode], list[Episode]]:
     held = set(order[:n_eval])
     return [e for i, e in enumerate(train) if i not in held], [e for i, e in enumerate(train) if i in held]
 
+
+def labelled_episodes(config: TrainConfig) -> tuple[PromptSettings, list[Episode], list[Episode]]:
+    """What stages 1 and 2 learn from: how steps are prompted (screenshots found beside the first training file), the
+    training episodes (`data.instruction_dropout` applied) and the held-out ones (`split_data`)."""
+    train, held_out = split_data(config)
+    train = drop_instruction_words(train, config.data.instruction_dropout, config.run.seed)
+    return prompt_settings(config, str(images_dir(config.data.train[0]))), train, held_out
+
+
+def labelled_examples(config: TrainConfig, settings: PromptSettings, train: list[Episode],
+                      held_out: list[Episode]) -> tuple[list[StepExample], list[StepExample]]:
+    """The labelled steps of the training episodes, and the first `data.eval_max_steps` of the held-out ones."""
+    train_examples = step_examples(train, settings)
+    if not train_examples:
+        raise DataError("the training episodes hold no steps")
+    return train_examples, step_examples(held_out, settings)[: config.data.eval_max_steps]
 
 
 def model_view(config: TrainConfig) -> ModelView:

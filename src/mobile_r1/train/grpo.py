@@ -35,14 +35,18 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, fields
+from typing import Literal, Protocol
 
 import torch
+from accelerate import Accelerator
+from torch.optim.lr_scheduler import LRScheduler
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, unwrap
+from mobile_r1.train.config import GRPOConfig
 from mobile_r1.train.stage import optimizer_step
 
 LossType = Literal["grpo", "dapo", "dr_grpo"]
@@ -75,6 +79,12 @@ class GRPOSettings:
             raise ConfigError(f"scale_rewards must be group, batch or none; got {self.scale_rewards!r}")
         if min(self.num_generations, self.num_iterations, self.micro_batch_size, self.prompts_per_generate) < 1:
             raise ConfigError("num_generations, num_iterations, micro_batch_size and prompts_per_generate must be >= 1")
+
+    @classmethod
+    def of(cls, section: GRPOConfig, max_grad_norm: float | None) -> GRPOSettings:
+        """The knobs a config's `grpo` section sets (its fields of the same names) and the optimizer's gradient clip."""
+        named = {f.name: getattr(section, f.name) for f in fields(cls) if f.name != "max_grad_norm"}
+        return cls(**named, max_grad_norm=max_grad_norm)
 
 
 # ----- samples and where they come from ---------------------------------------------------------------------------
@@ -109,9 +119,10 @@ class Rollout:
 
 
 class SampleSource(Protocol):
-    """Stage 2 (labelled steps) and stage 3 (environment rollouts) both implement this."""
+    """Stage 2 (labelled steps) and stage 3 (environment rollouts) both implement this: the samples of optimizer step
+    `step` (a function of the step, so a resumed run draws the same data)."""
 
-    def rollout(self, policy: Policy, settings: GRPOSettings) -> Rollout: ...
+    def rollout(self, policy: Policy, settings: GRPOSettings, step: int) -> Rollout: ...
 
 
 def group_advantages(rewards: torch.Tensor, group_size: int, scale: ScaleRewards = "group") -> torch.Tensor:
@@ -263,7 +274,7 @@ def collate(samples: list[Sample], pad_id: int, device: torch.device) -> MicroBa
     )
 
 
-def token_logps(model: Any, batch: MicroBatch, temperature: float) -> torch.Tensor:
+def token_logps(model: torch.nn.Module, batch: MicroBatch, temperature: float) -> torch.Tensor:
     """log p(completion token | everything before it), from logits divided by `temperature`. Shape (B, T_c)."""
     k = batch.completion_length
     logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False,
@@ -288,8 +299,8 @@ class GRPOEngine:
         policy: Policy,
         settings: GRPOSettings,
         optimizer: torch.optim.Optimizer,
-        scheduler: Any = None,
-        accelerator: Any = None,
+        scheduler: LRScheduler | None = None,
+        accelerator: Accelerator | None = None,
     ) -> None:
         self.policy = policy
         self.settings = settings
@@ -301,7 +312,7 @@ class GRPOEngine:
         n = self.settings.micro_batch_size
         return [samples[i : i + n] for i in range(0, len(samples), n)]
 
-    def _autocast(self) -> Any:
+    def _autocast(self) -> AbstractContextManager[None]:
         return self.accelerator.autocast() if self.accelerator else contextlib.nullcontext()
 
     @torch.no_grad()
@@ -335,12 +346,12 @@ class GRPOEngine:
             value = float(total) / acc.num_processes
         return value
 
-    def step(self, source: SampleSource) -> dict[str, float]:
-        """One GRPO step from any sample source (stage 2's labelled steps or stage 3's rollouts): roll out,
+    def step(self, source: SampleSource, step: int) -> dict[str, float]:
+        """GRPO step `step` from any sample source (stage 2's labelled steps or stage 3's rollouts): roll out,
         train on the samples, and return the rollout's metrics with the mean of the update metrics, averaged
         over processes when there are several."""
         start = time.perf_counter()
-        rollout = source.rollout(self.policy, self.settings)
+        rollout = source.rollout(self.policy, self.settings, step)
         metrics = dict(rollout.metrics)
         metrics["rollout_seconds"] = time.perf_counter() - start
         updates = self.train_on(rollout.samples)

@@ -9,31 +9,31 @@
 Every step is its own prompt: the dialect's messages for the current observation and a short history of the
 steps taken (with the user's replies to `call_user`). All live episodes of all groups are advanced together: one
 `model.generate` call per turn over every episode still running; finished episodes drop out. Phones are stepped
-through `mobile_r1.eval.episode.EpisodePlay`, the code `mobile-r1 eval` uses: an output the dialect cannot read
+through `mobile_r1.play.episode.EpisodePlay`, the code `mobile-r1 eval` uses: an output the dialect cannot read
 costs a step of the budget (and earns the format penalty) but touches nothing on the phone and leaves no trace in
 the history. Phones come from the environment protocol only (`mobile_r1.env`); a group of G rollouts starts from
 one phone forked G - 1 times where the backend can fork (FORK), else from G phones reset alike. The phones of a turn
-are stepped together (`eval.episode.advance_many`): on a Ray pool (`task_grpo.ray`) they advance in parallel across
+are stepped together (`play.episode.advance_many`): on a Ray pool (`task_grpo.ray`) they advance in parallel across
 its actors, a fork is made in the actor that holds its phone, and the trajectories are those played in process.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from mobile_r1.agents.base import AgentOutput, ModelView
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import InfraError
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, reset_many
-from mobile_r1.eval.episode import EpisodePlay, advance_many
-from mobile_r1.eval.episode import Turn as PlayedTurn
-from mobile_r1.eval.episode import self_corrections as played_self_corrections
+from mobile_r1.play.episode import EpisodePlay, advance_many
+from mobile_r1.play.episode import Turn as PlayedTurn
+from mobile_r1.play.episode import self_corrections as played_self_corrections
 from mobile_r1.models.batching import length_groups
 from mobile_r1.models.generation import PromptInput, Sampling, left_padded, sample
 from mobile_r1.models.policy import Policy, decode_completion
-from mobile_r1.train.data import encode_prompt, encode_target
+from mobile_r1.train.data import StepExample, encode_prompt, encode_target
 
 # A sampler turns a batch of prompts into completion token ids (the policy by default; tests script it).
 Sampler = Callable[[list[PromptInput]], list[list[int]]]
@@ -144,7 +144,7 @@ class Trajectory:
 
 def self_corrections(turns: Sequence[Turn]) -> int:
     """Steps that undo an earlier move: the phone comes back to a state it had left (e.g. a wrong screen, then Back);
-    0 where the phone does not name its states. The count evaluation records (`mobile_r1.eval.episode`)."""
+    0 where the phone does not name its states. The count evaluation records (`mobile_r1.play.episode`)."""
     return played_self_corrections(turns) or 0
 
 
@@ -202,7 +202,8 @@ def _sampling(settings: RolloutSettings) -> Sampling:
     return Sampling(settings.temperature, settings.top_p, settings.max_new_tokens)
 
 
-def greedy_completions(policy: Policy, examples: Sequence[Any], max_new_tokens: int, batch_size: int = 16) -> list[str]:
+def greedy_completions(policy: Policy, examples: Sequence[StepExample], max_new_tokens: int,
+                       batch_size: int = 16) -> list[str]:
     """The greedy completion text of each labelled step's prompt (`StepExample`), in `generate` calls of at most
     `batch_size` prompts of similar length: what the held-out evaluations of stages 1 and 2 score."""
     settings = RolloutSettings(temperature=0.0, max_new_tokens=max_new_tokens, group_by_length=False)  # grouped here

@@ -46,15 +46,19 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
+from accelerate import Accelerator
 
 from mobile_r1.core.errors import ConfigError, ServiceError
 from mobile_r1.models.generation import PromptInput, Sampling, eos_ids
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import GenerationConfig, TrainConfig
 from mobile_r1.train.rollout import Sampler
+
+if TYPE_CHECKING:
+    import httpx
 
 ADAPTER_FOLDER = "served-adapter"
 KEEP_ADAPTERS = 2
@@ -189,7 +193,7 @@ class ServerClient:
             return answer
         raise AssertionError("unreachable")
 
-    def _refusal(self, url: str, response: Any, what: str) -> str:
+    def _refusal(self, url: str, response: httpx.Response, what: str) -> str:
         try:
             detail = response.json().get("error", {}).get("message") or response.text
         except (ValueError, AttributeError):
@@ -208,7 +212,8 @@ class ServerGeneration:
     `sync` is collective (every process calls it at the same points; the main process publishes, the others wait).
     """
 
-    def __init__(self, settings: GenerationConfig, policy: Policy, run_dir: Path, accelerator: Any = None) -> None:
+    def __init__(self, settings: GenerationConfig, policy: Policy, run_dir: Path,
+                 accelerator: Accelerator | None = None) -> None:
         if not policy.uses_lora:
             raise ConfigError("generation.backend: server needs a LoRA policy: the trainer publishes its adapter after "
                               "every step; with full fine-tuning the server would have to reload the whole model")

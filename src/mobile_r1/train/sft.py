@@ -7,17 +7,20 @@ import inspect
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import torch
+from accelerate import Accelerator
+from torch.optim.lr_scheduler import LRScheduler
+from transformers import DynamicCache
 
 from mobile_r1.core.dialects import get_dialect
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
-                                  repeat_by_action, stack_vision)
-from mobile_r1.train.rollout import greedy_completions
-from mobile_r1.train.stage import StageRunner, optimizer_step
+                                  labelled_episodes, labelled_examples, repeat_by_action, stack_vision)
+from mobile_r1.train.registry import register_stage
+from mobile_r1.train.rollout import Sampler, greedy_completions
+from mobile_r1.train.stage import StageRunner, config_policy, optimizer_step
 
 IGNORE = -100
 
@@ -99,7 +102,8 @@ def collate_sft(items: list[SFTItem], pad_id: int, device: torch.device, multipl
     return batch
 
 
-def _logits(model: Any, batch: dict[str, torch.Tensor], keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _logits(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+            keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The last `keep` columns' logits (0: all), and with a `prefix_ids` batch the prefix's own logits (1 x P x V).
 
     A shared prefix is run once with a cache, the cache repeated for the batch's rows, and the rows run on it with
@@ -110,8 +114,6 @@ def _logits(model: Any, batch: dict[str, torch.Tensor], keep: int) -> tuple[torc
     prefix = batch.get("prefix_ids")
     if prefix is None:
         return model(**inputs, use_cache=False, logits_to_keep=keep).logits, None
-    from transformers import DynamicCache
-
     cache = DynamicCache()
     cached = _cache_argument(model, cache)
     head = model(input_ids=prefix, use_cache=True, **cached).logits
@@ -124,7 +126,7 @@ def _logits(model: Any, batch: dict[str, torch.Tensor], keep: int) -> tuple[torc
     return logits, head
 
 
-def _cache_argument(model: Any, cache: Any) -> dict[str, Any]:
+def _cache_argument(model: torch.nn.Module, cache: DynamicCache) -> dict[str, DynamicCache]:
     """The key/value cache as `model.forward` takes it: `cache` from transformers 5 on (where `past_key_values` is
     deprecated), `past_key_values` before."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
@@ -137,7 +139,8 @@ def _forward_takes_cache(model_class: type) -> bool:
     return "cache" in inspect.signature(model_class.forward).parameters
 
 
-def token_loss_sum(model: Any, batch: dict[str, torch.Tensor], prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
+def token_loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor],
+                   prompt_weight: float = 0.0) -> tuple[torch.Tensor, int]:
     """Sum of the next-token cross-entropy over labelled tokens, and how many there were.
 
     Logits are computed only from the first labelled column on (`logits_to_keep`): the language-model head over a
@@ -186,10 +189,23 @@ def format_valid_rate(policy: Policy, examples: list[StepExample], dialect: str,
     return {"format_valid": valid / n, "type_match": same_type / n}
 
 
+@register_stage
 class SFTRunner(StageRunner):
     """Stage 1 for the run loop: fixed-size batches of examples, token-mean loss, gradient accumulation."""
 
-    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Any, train: list[StepExample],
+    name = "sft"
+    title = "after stage 1 (SFT)"
+    order = 10
+    labelled_data = True
+
+    @classmethod
+    def build(cls, config: TrainConfig, accelerator: Accelerator, *, resume: bool = False,
+              sampler: Sampler | None = None) -> SFTRunner:
+        settings, train, held_out = labelled_episodes(config)
+        policy = config_policy(config, accelerator, settings)
+        return cls(config, policy, accelerator, *labelled_examples(config, settings, train, held_out))
+
+    def __init__(self, config: TrainConfig, policy: Policy, accelerator: Accelerator, train: list[StepExample],
                  held_out: list[StepExample]) -> None:
         self.config = config
         self.policy = policy
@@ -205,10 +221,10 @@ class SFTRunner(StageRunner):
         # one shared prefix per batch needs the model called twice per forward: not under DDP or checkpointing
         self.share_prefix = (sft.share_prompt_prefix and not policy.takes_images and accelerator.num_processes == 1
                              and not config.model.gradient_checkpointing)
-        self.optimizer: Any = None
-        self.scheduler: Any = None
+        self.optimizer: torch.optim.Optimizer | None = None
+        self.scheduler: LRScheduler | None = None
 
-    def attach(self, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+    def attach(self, optimizer: torch.optim.Optimizer, scheduler: LRScheduler) -> None:
         self.optimizer, self.scheduler = optimizer, scheduler
 
     def _token_count(self, items: list[SFTItem]) -> float:
@@ -219,6 +235,7 @@ class SFTRunner(StageRunner):
         return max(float(n), 1.0)
 
     def step(self, step: int) -> dict[str, float]:
+        assert self.optimizer is not None and self.scheduler is not None, "attach() first"
         cfg = self.config
         acc = self.accelerator
         positions = batch_positions(step, cfg.sft.batch_size, len(self.train), cfg.run.seed, self.lengths)

@@ -12,6 +12,7 @@ import argparse
 import random
 
 from mobile_r1.core.actions import Action
+from mobile_r1.core.formats import save_episodes
 from mobile_r1.core.records import Episode, Observation, Step, UIElement
 
 SCREEN = (1080, 2400)
@@ -60,8 +61,6 @@ def synthetic_episodes(n: int, seed: int = 0) -> list[Episode]:
 
 
 def main() -> None:
-    from mobile_r1.core.formats import save_episodes
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output")
     parser.add_argument("--episodes", type=int, default=400)
