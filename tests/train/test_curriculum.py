@@ -185,6 +185,15 @@ def test_each_stage_is_tested_against_sft_on_held_out_and_in_distribution_episod
 
 
 @pytest.mark.slow
+def test_the_curriculum_and_each_stage_record_what_their_numbers_depend_on(full_run: dict[str, Any]) -> None:
+    for folder in (full_run["out"], full_run["out"] / "sft", full_run["out"] / "task-grpo"):
+        card = json.loads((folder / "card.json").read_text())
+        assert card["machine"]["processor"] and card["machine"]["torch_threads"] >= 1
+        assert card["packages"]["torch"] and card["packages"]["transformers"] and "OMP_WAIT_POLICY" in card["threads"]
+    assert json.loads((full_run["out"] / "card.json").read_text())["kind"] == "curriculum"
+
+
+@pytest.mark.slow
 def test_each_stage_starts_from_the_previous_stage_output(full_run: dict[str, Any], preset_cache: Path) -> None:
     from mobile_r1.models import load_policy
 
@@ -457,9 +466,10 @@ def test_the_scoring_agent_runs_where_training_does(tmp_path: Path, monkeypatch:
 
 @pytest.mark.slow
 def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 preset_cache: Path) -> None:
+                                                                 preset_cache: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """On a CPU with two cores or more each suite is scored in its own process; the episodes and scores are those
-    of scoring the suites in turn in this process."""
+    of scoring the suites in turn in this process. Either way each suite's episodes show on this process's bar."""
     config = load_config(write_config(tmp_path, curriculum__eval_episodes=3, curriculum__eval_max_steps=3))
     pools: list[int] = []
     real_pool = scoring.ProcessPoolExecutor
@@ -470,11 +480,14 @@ def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path,
 
     monkeypatch.setattr(scoring, "ProcessPoolExecutor", counting_pool)
     monkeypatch.setattr(scoring.os, "cpu_count", lambda: 2)
-    side_by_side = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=False)
+    side_by_side = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=True)
     assert pools == [2]
     monkeypatch.setattr(scoring.os, "cpu_count", lambda: 1)
-    in_turn = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=False)
+    in_turn = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=True)
     assert pools == [2]  # one core: no processes
+    err = capsys.readouterr().err
+    for suite in ("inquire-sim", "nav-sim"):  # not a terminal: a line per suite when it is done, in both ways
+        assert err.count(f"eval untrained/{suite}: 3/3 (elapsed ") == 2, err
     assert side_by_side == in_turn and set(in_turn) == {"inquire-sim", "nav-sim"}
     for suite in in_turn:
         runs = [[json.loads(ln) for ln in (tmp_path / run / "eval" / "untrained" / suite / "episodes.jsonl")
