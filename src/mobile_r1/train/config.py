@@ -198,7 +198,16 @@ class TaskGRPOConfig(_Section):
     max_turns: int = Field(8, ge=1, description="step budget per episode (the task's max_steps caps it too)")
     outcome: Literal["success", "score"] = Field("success", description="task outcome: success 0/1 or judge score / 4")
     format_weight: float = Field(0.2, ge=0.0, le=MAX_WEIGHT, description="weight of the mean per-step format reward in [-1, 1]")
-    inquiry_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of +1 right inquiry behaviour / -1 wrong")
+    inquiry_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of the inquiry term (`inquiry_reward`)")
+    inquiry_reward: Literal["outcome", "timing"] = Field(
+        "outcome", description="outcome: +1 right inquiry behaviour / -1 wrong (asked where needed, silent where not); "
+        "timing: per question the task needed +1 asked in time, +0.5 early, -1 late (after the risky step) or missed, "
+        "averaged, and -0.5 per question no need called for (the term stays within [-2, 1])")
+    branch: Literal["start", "decision"] = Field(
+        "start", description="where a group's G rollouts start: start (the episode's first screen) or decision (the "
+        "expert plays the episode up to a decision point and the G rollouts go on from there: just before one of its "
+        "questions where the task needs one, else a seeded step of its plan where none is needed; the backend needs "
+        "FORK and EXPERT)")
     safety_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of -1 per episode with a safety violation")
     gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
     gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
