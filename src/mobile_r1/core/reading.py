@@ -193,10 +193,16 @@ def read_json(path: str | Path, *, kind: type[MobileR1Error] = DataError) -> Any
 # ----- YAML -------------------------------------------------------------------------------------------------------
 def read_yaml(path: str | Path, *, kind: type[MobileR1Error] = DataError) -> Any:
     """One YAML document (`yaml.safe_load`) under the reader's rules; errors give the line of the offending value."""
+    path = Path(path)
+    return loads_yaml(read_document(path, kind=kind), Where(path, None, kind))
+
+
+def loads_yaml(text: str, where: Where) -> Any:
+    """One YAML document from text (a command-line value, a file's contents) under the reader's rules; `where`
+    names it in errors (its path, and its kind of error)."""
     import yaml
 
-    path = Path(path)
-    text = read_document(path, kind=kind)
+    path, kind = where.path, where.kind
     where = Where(path, None, kind)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -368,6 +374,7 @@ __all__ = [
     "decode",
     "field_name",
     "loads",
+    "loads_yaml",
     "read_document",
     "read_json",
     "read_jsonl",

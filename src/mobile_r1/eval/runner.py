@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 from mobile_r1.agents import Agent, AgentOutput, AgentRequest, make_agent
 from mobile_r1.agents.options import redact_options, validate_agent_options
 from mobile_r1.core.errors import ConfigError, DataError, InfraError, MobileR1Error
-from mobile_r1.core.files import write_json
+from mobile_r1.core.files import make_dir, write_json
 from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import EpisodeVerdict
@@ -588,8 +588,7 @@ def _open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, l
         if config.resume:
             raise ConfigError("--resume needs --out RUN_DIR (the run to continue)")
         return None, None, []
-    run_dir = Path(config.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = make_dir(Path(config.out))
     log = EpisodeLog(run_dir / EPISODES_FILE)
     previous = log.read(repair=config.resume)
     run_file = run_dir / RUN_FILE

@@ -123,6 +123,26 @@ def unwrap(model: Any) -> Any:
     return getattr(model, "module", model)
 
 
+def check_model_spec(spec: str, field: str = "model.name") -> None:
+    """Refuse, before anything is loaded or written, a model that names a local path which holds no model: a file, a
+    folder without `config.json` (or a LoRA adapter's `adapter_config.json`), or a path that does not exist. Presets
+    pass, and so does a hub id (`org/name`), which only loading can check."""
+    if spec in PRESETS:
+        return
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file() and not (path / "adapter_config.json").is_file():
+            raise ConfigError(f"{field}: {spec} is a folder without a model (no config.json, no adapter_config.json); "
+                              f"give a model's folder (a run's final/), a preset ({', '.join(PRESETS)}) or a hub id")
+        return
+    if path.exists():
+        raise ConfigError(f"{field}: {spec} is not a folder; give a model's folder (a run's final/), a preset "
+                          f"({', '.join(PRESETS)}) or a hub id")
+    if path.is_absolute() or spec.startswith((".", "~")) or spec.count("/") > 1:
+        raise ConfigError(f"{field}: no model folder {spec}; give a model's folder (a run's final/), a preset "
+                          f"({', '.join(PRESETS)}) or a hub id (org/name)")
+
+
 def load_policy(
     spec: str,
     *,
@@ -204,7 +224,7 @@ def _load_pretrained(name: str, dtype: torch.dtype) -> tuple[Any, Any, Any]:
 
     try:
         config = transformers.AutoConfig.from_pretrained(name)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(
             f"cannot load model {name!r}: not a preset ({', '.join(PRESETS)}), a local directory, or a cached hub id ({exc})"
         ) from None

@@ -29,8 +29,9 @@ from rich.console import Console
 
 from mobile_r1.agents.base import ModelView
 from mobile_r1.core.errors import ConfigError, DataError
-from mobile_r1.models.policy import LoraSettings, Policy, load_policy, unwrap
-from mobile_r1.train.config import TrainConfig, load_config
+from mobile_r1.core.files import make_dir
+from mobile_r1.models.policy import LoraSettings, Policy, check_model_spec, load_policy, unwrap
+from mobile_r1.train.config import MAX_SEED, TrainConfig, load_config
 from mobile_r1.train.data import (PromptSettings, check_policy_fits, drop_instruction_words, model_view,
                                   prompt_settings, split_data, step_examples)
 from mobile_r1.train.stage import StageRunner
@@ -491,13 +492,14 @@ def train(
         check_tasks(config)  # fail on unknown tasks before loading a model
     if run_dir.exists() and (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
+    check_inputs(config, stage)  # what can be checked without loading is checked before anything is written
 
     accelerator = make_accelerator(config)
     rank, world = accelerator.process_index, accelerator.num_processes
-    set_seed(config.run.seed + rank)
+    set_seed((config.run.seed + rank) % (MAX_SEED + 1))
     main = accelerator.is_main_process
     if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        make_dir(run_dir)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
     runner = _stage_runner(config, stage, accelerator, sampler, resume)
     try:
@@ -569,6 +571,16 @@ def _flat(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[name] = value if isinstance(value, (int, float, str, bool)) else str(value)
     return out
+
+
+def check_inputs(config: TrainConfig, stage: str) -> None:
+    """Refuse a model that names a local path without a model, and labelled data files that are not there, before
+    a run folder is made."""
+    check_model_spec(config.model.name)
+    if stage != "task-grpo":
+        for path in [*config.data.train, *config.data.eval]:
+            if not Path(path).exists():
+                raise DataError(f"data file {path} not found; check data.train / data.eval in the config")
 
 
 def _stage_runner(config: TrainConfig, stage: str, accelerator: Any, sampler: Any, resume: bool) -> StageRunner:
