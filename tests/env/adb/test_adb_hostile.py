@@ -153,3 +153,39 @@ def test_a_side_channel_that_is_not_json_is_a_message(adb_server: int, tmp_path:
         assert main(_eval(serial, tmp_path / "apps")) == 2
     assert "`simctl apps`: not valid JSON" in capsys.readouterr().err
     assert not (tmp_path / "apps").exists()
+
+
+# ----- hostile task files (`--tasks`) -----------------------------------------------------------------------------
+TASK_BOMB = "".join(f"  - &a{i} [" + ", ".join([f"*a{i - 1}" if i else '"lol"'] * 10) + "]\n" for i in range(7))
+
+
+@pytest.fixture(scope="module")
+def plain_device(adb_server: int) -> Iterator[str]:
+    with hostile(adb_server, {}) as serial:
+        yield serial
+
+
+@pytest.mark.parametrize("name, content, problem", [
+    ("bomb.yaml", "defs:\n" + TASK_BOMB + "tasks:\n  - instruction: Open the calendar\n    apps: *a6\n",
+     "expands to more than 1,000,000 values"),
+    ("deep.jsonl", '{"instruction": "x", "apps": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     "deep.jsonl:1: values nested deeper than 64 levels"),
+    ("inf.yaml", "- instruction: Open the calendar\n  max_steps: .inf\n", "inf.yaml:2: field '[0].max_steps': inf is not"),
+    ("big.yaml", "- instruction: Open the calendar\n  max_steps: 1.0e+9\n", "'max_steps' must be a whole number"),
+    ("python.yaml", "- instruction: !!python/object/apply:os.system [echo hi]\n", "could not determine a constructor"),
+    ("id.jsonl", json.dumps({"id": "x" * 5000, "instruction": "Open the calendar"}) + "\n",
+     "field 'id' holds 5,000 characters; at most 100"),
+    ("goal.txt", "g" * 5_000_000 + "\n", "goal.txt:1: field 'instruction' holds 5,000,000 characters"),
+])
+def test_a_hostile_task_file_is_a_message_before_anything_is_written(plain_device: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str], name: str,
+                                                                     content: str, problem: str) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    run = tmp_path / "run"
+    assert main(["eval", "--agent", "oracle", "--env", f"adb:{plain_device}", "--tasks", str(path), "--env-option",
+                 "person=none", "--out", str(run)]) == 2
+    captured = capsys.readouterr()
+    err = " ".join(captured.err.split())
+    assert problem in err and "Traceback" not in captured.err and len(captured.err) < 2000, err[:3000]
+    assert not run.exists()
