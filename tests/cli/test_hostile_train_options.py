@@ -57,7 +57,7 @@ def test_a_model_folder_without_a_model_is_refused_before_the_run_folder_is_made
         tmp_path: Path, capsys: pytest.CaptureFixture[str], stage: list[str]) -> None:
     run = tmp_path / "run"
     _refused(["train", "-c", str(_config(tmp_path)), *stage, "-o", str(run), "--set", "model.name=/etc"], capsys,
-             "model.name: /etc is a folder without a model")
+             "model.name: /etc is not a model folder (it holds no config.json")
     assert not run.exists()
 
 

@@ -131,16 +131,17 @@ def check_model_spec(spec: str, field: str = "model.name") -> None:
         return
     path = Path(spec).expanduser()
     if path.is_dir():
-        if not (path / "config.json").is_file() and not (path / "adapter_config.json").is_file():
-            raise ConfigError(f"{field}: {spec} is a folder without a model (no config.json, no adapter_config.json); "
-                              f"give a model's folder (a run's final/), a preset ({', '.join(PRESETS)}) or a hub id")
-        return
-    if path.exists():
-        raise ConfigError(f"{field}: {spec} is not a folder; give a model's folder (a run's final/), a preset "
-                          f"({', '.join(PRESETS)}) or a hub id")
-    if path.is_absolute() or spec.startswith((".", "~")) or spec.count("/") > 1:
-        raise ConfigError(f"{field}: no model folder {spec}; give a model's folder (a run's final/), a preset "
-                          f"({', '.join(PRESETS)}) or a hub id (org/name)")
+        if (path / "config.json").is_file() or (path / "adapter_config.json").is_file():
+            return
+        why = "it holds no config.json nor adapter_config.json"
+    elif path.exists():
+        why = "it is a file"
+    elif path.is_absolute() or spec.startswith((".", "~")) or spec.count("/") > 1:
+        why = "there is nothing there"
+    else:
+        return  # a hub id
+    raise ConfigError(f"{field}: {spec} is not a model folder ({why}); give a model's folder (a run's final/), a "
+                      f"preset ({', '.join(PRESETS)}) or a hub id (org/name)")
 
 
 def load_policy(
