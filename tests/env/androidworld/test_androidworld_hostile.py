@@ -22,7 +22,8 @@ from mobile_r1.env.sim.servers.androidworld import SimAndroidWorld, create_app
 from aw_servers import ThreadServer
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-Answer = Callable[[Send], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Answer = Callable[[Receive, Send], Awaitable[None]]
 
 
 def hostile(path: str, answer: Answer) -> ThreadServer:
@@ -31,7 +32,7 @@ def hostile(path: str, answer: Answer) -> ThreadServer:
 
     async def wrapped(scope: dict[str, Any], receive: Any, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == path:
-            await answer(send)
+            await answer(receive, send)
             return
         await app(scope, receive, send)
 
@@ -44,18 +45,23 @@ async def _start(send: Send, headers: list[tuple[bytes, bytes]]) -> None:
 
 
 def body(content: bytes, *headers: tuple[bytes, bytes]) -> Answer:
-    async def answer(send: Send) -> None:
+    async def answer(receive: Receive, send: Send) -> None:
         await _start(send, [(b"content-length", str(len(content)).encode()), *headers])
         await send({"type": "http.response.body", "body": content})
     return answer
 
 
-async def trickle(send: Send) -> None:
-    """Headers at once, then a space every 0.2 s for 8 s (each read waits far less than the timeout), then JSON."""
+async def trickle(receive: Receive, send: Send) -> None:
+    """Headers at once, then a space every 0.2 s for 8 s (each read waits far less than the timeout), then JSON;
+    it stops when the client goes away."""
     await _start(send, [])
     for _ in range(40):
         await send({"type": "http.response.body", "body": b" ", "more_body": True})
-        await asyncio.sleep(0.2)
+        try:
+            if (await asyncio.wait_for(receive(), 0.2))["type"] == "http.disconnect":
+                return
+        except asyncio.TimeoutError:
+            pass
     await send({"type": "http.response.body", "body": b'{"pixels": [[[0, 0, 0]]]}'})
 
 
