@@ -20,6 +20,8 @@ MAX_TOKENS = 1_048_576  # sequence and generation lengths
 MAX_EPOCHS = 10_000.0
 MAX_WEIGHT = 1_000.0  # loss and reward weights
 MAX_IMAGE_PIXELS = 2**31 - 1
+MAX_SEED = 2**32 - 1  # numpy's seeds are 32-bit
+SEED_RANGE = "0 to 2**32 - 1 (numpy's seeds are 32-bit)"
 
 
 class _Section(BaseModel):
@@ -267,7 +269,7 @@ class RunConfig(_Section):
     """Where results go and how often to log, evaluate and checkpoint."""
 
     output_dir: str = Field("runs/default", description="the run directory")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
     max_steps: int | None = Field(None, ge=1, description="stop after this many optimizer steps (null: the epochs)")
     log_every: int = Field(1, ge=1)
     eval_every: int = Field(0, ge=0, description="evaluate every N steps (0: only at the start and the end)")
@@ -300,7 +302,7 @@ class SwapNamesConfig(_Section):
     tasks: list[str] = Field(default_factory=lambda: ["shop.", "contacts.", "chat."],
                              description="task id prefixes of the episodes copied")
     copies: int = Field(2, ge=1, description="swapped copies of each episode, each with its own made-up names")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
 
 
 class GenerateConfig(_Section):
@@ -313,7 +315,7 @@ class GenerateConfig(_Section):
                                "search field (type it, tap it among the results) rather than by browsing for it")
     swap_names: SwapNamesConfig | None = Field(None, description="also train on copies of the train split with the "
                                                "simulator's names made up (needs screenshots: false)")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
     scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
     screenshots: bool = Field(True, description="draw the screens (off: accessibility text only, much faster)")
     eval_episodes: int = Field(0, ge=0, description="also write this many expert episodes per suite of the held-out "
@@ -353,7 +355,7 @@ class CurriculumConfig(_Section):
     eval_suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     eval_split: Literal["test", "unseen-app"] = Field("test", description="held-out split every model is scored on")
     eval_episodes: int = Field(8, ge=1, description="episodes per suite, the same ones for every model")
-    eval_seed: int = Field(0, description="base seed of the evaluation episodes")
+    eval_seed: int = Field(0, ge=0, le=MAX_SEED, description="base seed of the evaluation episodes")
     eval_max_steps: int | None = Field(None, ge=1, description="step budget per episode (null: the task's)")
     eval_max_new_tokens: int = Field(128, ge=1, le=MAX_TOKENS, description="generation length per step at evaluation")
     eval_batch: int = Field(8, ge=1, description="episodes advanced together (one batched generation per turn)")
@@ -361,7 +363,7 @@ class CurriculumConfig(_Section):
     eval_in_distribution: int = Field(0, ge=0, description="also score every model on this many in-distribution "
                                       "episodes per suite: train phrasings, with seeds and instructions (so parameter "
                                       "values) no training episode used")
-    eval_in_distribution_seed: int = Field(7, description="seed of the in-distribution episodes' train split")
+    eval_in_distribution_seed: int = Field(7, ge=0, le=MAX_SEED, description="seed of the in-distribution episodes' train split")
     eval_steps: bool = Field(False, description="also score every model on the held-out labelled steps (data.eval) "
                              "offline: action type and exact step (matcher qwen-ac), paired against the SFT model")
     sft_model: str | None = Field(None, description="a finished stage-1 model folder (e.g. runs/demo/sft/final) to "
