@@ -12,14 +12,14 @@ import httpx
 import pytest
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.serve import LoopbackServer, ScriptedBackend, ServerSettings
+from mobile_r1.serve import LoopbackServer, ScriptedModel, ServerSettings
 
 HI = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 3}
 
 
 @pytest.fixture
 def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(ScriptedBackend(["hello"] * 100), model_name="m",
+    with LoopbackServer(ScriptedModel(["hello"] * 100), model_name="m",
                         settings=ServerSettings(max_connections=8, header_timeout=1.0)) as running:
         yield running
 
