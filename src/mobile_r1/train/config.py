@@ -20,6 +20,7 @@ MAX_TOKENS = 1_048_576  # sequence and generation lengths
 MAX_EPOCHS = 10_000.0
 MAX_WEIGHT = 1_000.0  # loss and reward weights
 MAX_IMAGE_PIXELS = 2**31 - 1
+SuiteName = Literal["inquire-sim", "nav-sim", "inquirebench-sim"]  # the simulated phone's suites
 MAX_SEED = 2**32 - 1  # numpy's seeds are 32-bit
 SEED_RANGE = "0 to 2**32 - 1 (numpy's seeds are 32-bit)"
 
@@ -297,7 +298,7 @@ class SwapNamesConfig(_Section):
     a model that has seen the same few names everywhere types one of them instead of the task's; in a copy the only
     way to the right entry is to copy the name the task gives."""
 
-    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["nav-sim"],
+    suites: list[SuiteName] = Field(default_factory=lambda: ["nav-sim"],
                                                             description="the suites whose train split is copied")
     tasks: list[str] = Field(default_factory=lambda: ["shop.", "contacts.", "chat."],
                              description="task id prefixes of the episodes copied")
@@ -308,7 +309,7 @@ class SwapNamesConfig(_Section):
 class GenerateConfig(_Section):
     """Expert training data the curriculum writes first (`mobile-r1 data generate` on each suite's train split)."""
 
-    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    suites: list[SuiteName] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     episodes: int = Field(32, ge=1, description="expert episodes per suite")
     self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
     search_first: bool = Field(False, description="the expert finds a list entry the task names through the screen's "
@@ -352,7 +353,7 @@ class CurriculumConfig(_Section):
         default_factory=default_curriculum, description="stages to run, in their order (by default the built-in "
         "stages, in order)")
     generate: GenerateConfig | None = Field(None, description="write expert data first and train stages 1-2 on it")
-    eval_suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    eval_suites: list[SuiteName] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     eval_split: Literal["test", "unseen-app"] = Field("test", description="held-out split every model is scored on")
     eval_episodes: int = Field(8, ge=1, description="episodes per suite, the same ones for every model")
     eval_seed: int = Field(0, ge=0, le=MAX_SEED, description="base seed of the evaluation episodes")
