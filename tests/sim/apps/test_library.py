@@ -66,7 +66,7 @@ def test_the_first_pdf_of_the_documents_folder_is_deleted_with_its_place_recorde
     env = _env("file_manager", locale, seed=5)
     docs = folder_names(locale)[0]
     app, ctx = env.phone.apps["file_manager"], Ctx(env.phone, "file_manager")
-    pdfs = app.setup_files(ctx, folder=docs, kind="pdf", count=3)
+    pdfs = app.setup_files(ctx, folder=docs.lower(), kind="PDF", count=3)  # any case names the folder and type
     assert len(pdfs) >= 3 and app.setup_files(ctx, folder=docs, kind="pdf", count=3) == pdfs
     env.phone.touch()
     T.tap(env, text=docs)

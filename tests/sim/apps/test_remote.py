@@ -54,6 +54,11 @@ def test_set_up_names_an_appliance_in_either_language() -> None:
     app, ctx = env.phone.apps["smart_remote"], Ctx(env.phone, "smart_remote")
     assert app.appliance_type(ctx, "空调") == app.appliance_type(ctx, "air conditioner") == "Air conditioner"
     app.setup_no_remote(ctx, appliance="电视")
+    env.phone.touch()
+    T.tap_id(env, "add_remote")
+    T.tap(env, text="空调")
+    T.type_into(env, "brand_query", "东芝")  # a brand the list does not show is found when typed
+    assert [e.text for e in T.find_all(env, id="brand_title")] == ["东芝"]
     assert all(r["appliance"] != "TV" for r in env.phone.app_state("smart_remote")["remotes"])
     with pytest.raises(ValueError):
         app.appliance_type(ctx, "toaster")

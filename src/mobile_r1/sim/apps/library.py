@@ -289,6 +289,10 @@ class FileManager(LibraryApp):
                         trailing=Icon("more", desc="More options", size=70, id="item_more", on_click=self._menu(item["id"])),
                         on_click=lambda c, iid=item["id"]: self.open_item(c, iid), on_long_press=self._menu(item["id"]))
 
+    def folder(self, ctx: Ctx, text: str) -> str:
+        """The folder `text` names, whatever its case ('documents' is Documents), else `text` itself."""
+        return next((f for f in self.folders(ctx) if f.lower() == text.strip().lower()), text.strip())
+
     def folders(self, ctx: Ctx) -> list[str]:
         present = [f["folder"] for f in live(ctx.media["files"])]
         names = list(folder_names(ctx.locale))
@@ -296,10 +300,10 @@ class FileManager(LibraryApp):
 
     # ----- set-up hooks ---------------------------------------------------------------------------------------------
     def setup_files(self, ctx: Ctx, folder: str, kind: str = "pdf", count: int = 2) -> list[str]:
-        """Make sure `folder` holds at least `count` files of type `kind` (pdf, docx, xlsx ...); returns their names
-        in the folder's order. New files get names of their own (stable for the folder and type)."""
+        """Make sure `folder` (any case) holds at least `count` files of type `kind` (pdf, docx, xlsx ...); returns
+        their names in the folder's order. New files get names of their own (stable for the folder and type)."""
         store = ctx.media
-        kind = kind.lower()
+        kind, folder = kind.lower(), self.folder(ctx, folder)
         have = [f for f in folder_listing(store, folder) if f["type"] == kind]
         words = ("Notes", "Scan", "Receipt", "Report", "Form", "Ticket") if ctx.locale != "zh" else (
             "笔记", "扫描件", "收据", "报告", "表格", "票据")

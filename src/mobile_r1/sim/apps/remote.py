@@ -147,8 +147,11 @@ class SmartRemote(App):
 
     def screen_brands(self, ctx: Ctx) -> Widget:
         appliance = _appliance(ctx)
-        query = ctx.fields.get("brand_query", "").strip().lower()
+        typed = " ".join(ctx.fields.get("brand_query", "").split())
+        query = typed.lower()
         shown = [b for b in brands(appliance, ctx.locale) if not query or query in b.lower()]
+        if typed and not shown:  # the catalogue has every brand: one it does not list is found when typed
+            shown.append(typed if ctx.locale == "zh" else typed[:1].upper() + typed[1:])
         rows = [ListItem(b, id="brand", on_click=lambda c, b=b: c.push("pair", appliance=appliance, brand=b, code=1,
                                                                       pressed=False)) for b in shown]
         return Column(AppBar("Choose the brand"),

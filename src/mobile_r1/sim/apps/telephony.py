@@ -8,7 +8,8 @@ and shows Phone's in-call screen.
 State (a judge reads it by path):
   android_contacts.contacts   [{"id", "name", "phone", "forms", "account", "email", "favorite"}]; `forms` lists the
                               usual ways to write the number ("13000001111", "+86 13000001111", "+86-13000001111" ...)
-  android_contacts.accounts   [{"id", "label"}]: where a new contact can be saved (`id` is Phone, SIM or Account)
+  android_contacts.accounts   [{"id", "label"}]: where a new contact can be saved (`id` Phone, SIM or Account; the
+                              label as the phone shows it: 手机, SIM卡, 账号（…）)
   android_contacts.default_account   None: ask where to save every new contact; an account id: save there
   phone.calls                 the call log [{"id", "number", "name", "contact", "direction", "when", "seconds"}]
   phone.active_call           the call in progress, or None
@@ -202,8 +203,8 @@ _SHARED_ZH = {
     "Incoming": "呼入", "Missed": "未接", "No recent calls": "没有通话记录", "Call {name}": "呼叫{name}",
     "Add to contacts": "添加到联系人", "Contacts is not installed": "未安装通讯录", "No contacts": "没有联系人",
     "Search contacts": "搜索联系人", "Mobile": "手机", "Contact": "联系人", "This contact no longer exists": "该联系人已不存在",
-    "Favorite": "收藏", "Unfavorite": "取消收藏", "Saved in {account}": "保存在{account}", "SIM card": "SIM卡",
-    "Account ({email})": "账号（{email}）", "Photo of {name}": "{name}的头像",
+    "Favorite": "收藏", "Unfavorite": "取消收藏", "Saved in {account}": "保存在{account}",
+    "Photo of {name}": "{name}的头像",
 }
 
 
@@ -358,9 +359,7 @@ class Dialer(App):
 
 # ----- the address book ------------------------------------------------------------------------------------------------
 def _account_label(ctx: Ctx, account: dict[str, Any]) -> str:
-    if account["id"] == "Account":
-        return ctx.t("Account ({email})", email=account["email"])
-    return ctx.t("SIM card" if account["id"] == "SIM" else "Phone")
+    return str(account["label"])
 
 
 def _save(ctx: Ctx, *_: Any) -> None:
@@ -448,7 +447,8 @@ class AddressBook(App):
             _make_contact(contacts, name, _draw_number(rng, lang), rng.choice(ACCOUNTS),
                           f"{name.split()[0].lower()}@example.com" if lang == "en" and rng.random() < 0.5 else "")
             contacts[-1]["favorite"] = rng.random() < 0.15
-        accounts = [{"id": "Phone", "email": ""}, {"id": "SIM", "email": ""}, {"id": "Account", "email": email}]
+        labels = {"zh": ("手机", "SIM卡", f"账号（{email}）"), "en": ("Phone", "SIM card", f"Account ({email})")}[lang]
+        accounts = [{"id": aid, "label": label} for aid, label in zip(ACCOUNTS, labels)]
         return {"contacts": contacts, "accounts": accounts, "default_account": None}
 
     # ----- set-up hooks ---------------------------------------------------------------------------------------------
@@ -524,7 +524,7 @@ class AddressBook(App):
                 found["favorite"] = not found["favorite"]
                 cx.toast("Added to favorites" if found["favorite"] else "Removed from favorites")
 
-        account = next((a for a in ctx.state["accounts"] if a["id"] == c["account"]), {"id": "Phone", "email": ""})
+        account = next((a for a in ctx.state["accounts"] if a["id"] == c["account"]), ctx.state["accounts"][0])
         return Column(
             AppBar("", actions=[
                 Icon("star_filled" if c["favorite"] else "star", desc="Unfavorite" if c["favorite"] else "Favorite",
