@@ -112,7 +112,8 @@ class Clock(App):
         "Timer started: {time}": "计时器已开始：{time}", "Time's up": "时间到", "Running": "计时中", "Paused": "已暂停",
         "{n} min": "{n} 分钟", "Enter the hour": "请输入小时", "Alarm set for {time}": "闹钟已设为 {time}",
         "Alarm deleted": "闹钟已删除", "No alarms": "没有闹钟", "Delete alarm": "删除闹钟", "On": "开启",
-        "Off": "关闭", "Every day": "每天", "Presets": "常用时长", "Time left": "剩余时间",
+        "Off": "关闭", "Every day": "每天", "Presets": "常用时长", "Time left": "剩余时间", "Turn on": "开启",
+        "Notifications are off: the timer cannot ring.": "通知已关闭：计时结束时无法提醒。",
     }}
 
     def initial_state(self, rng: random.Random) -> dict[str, Any]:
@@ -182,6 +183,11 @@ class Clock(App):
                            on_click=lambda c: c.state.update(timer=None)), pad=28, gap=24),
                 self._nav(1))
         done = [Text("Time's up", size="title", bold=True, align="center", color="danger", id="times_up")] if timer else []
+        if not ctx.has_permission("notifications"):
+            done.append(Row(Text("Notifications are off: the timer cannot ring.", size="small", color="danger",
+                                 weight=1.0),
+                            Button("Turn on", style="text", id="notifications_on",
+                                   on_click=lambda c: c.request_permission("notifications", lambda c2: None)), gap=16))
         presets = Row(*[Button(ctx.t("{n} min", n=n), style="secondary", id=f"preset_{n}", weight=1.0,
                                on_click=lambda c, n=n: start_timer(c, 0, n, 0)) for n in PRESETS], gap=16)
         return Column(

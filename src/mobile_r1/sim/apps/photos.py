@@ -160,9 +160,10 @@ class SystemGallery(App):
         return target["name"]
 
     def setup_album(self, ctx: Ctx, album: str, count: int = 3, screenshot: bool = False) -> list[str]:
-        """Make sure the album `album` holds at least `count` photos (new ones are added at the top of the timeline);
-        returns the names of its photos, newest first."""
+        """Make sure the album `album` (any case: 'screenshots' is Screenshots) holds at least `count` photos (new
+        ones are added at the top of the timeline); returns the names of its photos, newest first."""
         store = ctx.media
+        album = next((a for a in albums(store, ctx.locale) if a.lower() == album.strip().lower()), album.strip())
         have = sum(1 for p in timeline(store) if p["album"] == album)
         for i in range(have, int(count)):
             stem = "Screenshot" if screenshot else "IMG"
