@@ -256,8 +256,10 @@ def split_table(specs: list[TaskSpec] | None = None) -> list[dict[str, object]]:
             key = (item.spec.subcategory if item.spec.category != "control" else "control", split)
             counts[key] = counts.get(key, 0) + 1
     rows = []
+    listed = [s for s in specs if get_suite("inquire-sim").select(s)]  # the table is inquire-sim's
     for sub in (*SUBCATEGORIES, CONTROL):
-        tasks = sorted(s.id for s in specs if s.subcategory == sub.name and (sub.name != "control" or s.category == "control"))
+        tasks = sorted(s.id for s in listed
+                       if s.subcategory == sub.name and (sub.name != "control" or s.category == "control"))
         rows.append({"category": sub.category, "subcategory": sub.name, "definition": sub.definition,
                      "tasks": tasks, "train": counts.get((sub.name, "train"), 0),
                      "test": counts.get((sub.name, "test"), 0), "unseen-app": counts.get((sub.name, "unseen-app"), 0)})
