@@ -175,6 +175,7 @@ def test_the_experts_planner_uninstalls_on_copies_and_leaves_the_phone_as_it_was
 
     env = _episode(_lines()[(EN, 91)], all_specs).make_env(render=False)
     found = search(env.phone, lambda p: "game_center" in p.state.removed, ["Game Center"],
-                   ["Settings", "Apps", "Game Center", "Uninstall"], ["Settings"], {"uninstall"}, keys={"android_settings"})
+                   ["Settings", "Apps", "Game Center", "Uninstall"], ["Settings"], {"uninstall"},
+                   keys={"android_settings"})
     assert found and found[-1].effects[0][0] == "uninstall"
     assert env.phone.state.removed == [] and "game_center" in env.phone.installed()

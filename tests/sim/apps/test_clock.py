@@ -49,7 +49,8 @@ def test_the_permission_is_asked_once_and_a_preset_starts_a_timer() -> None:
     assert env.phone.app_state("clock")["timer"]["total_minutes"] == 5.0
     app = env.phone.apps["clock"]
     app.setup_first_start(Ctx(env.phone, "clock"))
-    assert env.phone.app_state("clock")["asked"] is False and "notifications" not in env.phone.state.permissions["clock"]
+    assert env.phone.app_state("clock")["asked"] is False
+    assert "notifications" not in env.phone.state.permissions["clock"]
 
 
 def test_an_alarm_is_added_switched_off_and_deleted() -> None:

@@ -1,5 +1,5 @@
-"""The phone's own apps (Phone, Contacts, Settings, Gallery, Clock, File Manager, the players, Mirror, Smart Remote, Game
-Center and the games): each opens from its launcher icon, by its names and by its package in both languages; every
+"""The phone's own apps (Phone, Contacts, Settings, Gallery, Clock, File Manager, the players, Mirror, Smart Remote,
+Game Center and the games): each opens from its launcher icon, by its names and by its package in both languages; every
 screen is Chinese on a Chinese phone, draws without missing glyphs and leaves the state as it was; the apps that share
 a classic app's name are told apart by their keys."""
 
@@ -62,14 +62,16 @@ def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, 
 
 
 def test_system_apps_sharing_a_classic_apps_name_are_told_apart_by_key() -> None:
-    assert resolve("Settings") == resolve("settings") == "settings" and resolve("android_settings") == "android_settings"
+    assert resolve("Settings") == resolve("settings") == "settings"
+    assert resolve("android_settings") == "android_settings"
     assert resolve("Contacts") == "contacts" and resolve("Gallery") == "gallery"
     phone = Phone(apps=phone_apps(TaskSpec.model_validate({
         "id": "t", "apps": ["Settings"], "category": "control", "subcategory": "control", "phone": "inquirebench",
         "templates": {"train": ["a"], "test": ["b"]}, "goal": [{"screen": "android_settings/home"}]})), ad_rate=0.0)
     assert set(MINE) <= set(phone.apps) and not {"settings", "contacts", "gallery"} & set(phone.apps)
-    for name, key in (("Settings", "android_settings"), ("Contacts", "android_contacts"), ("Gallery", "android_gallery"),
-                      ("设置", "android_settings"), ("通讯录", "android_contacts"), ("相册", "android_gallery")):
+    for name, key in (("Settings", "android_settings"), ("Contacts", "android_contacts"),
+                      ("Gallery", "android_gallery"), ("设置", "android_settings"), ("通讯录", "android_contacts"),
+                      ("相册", "android_gallery")):
         assert resolve(name, phone.installed()) == key
         assert phone.open(name) is None and phone.foreground == key
 
@@ -78,7 +80,8 @@ def test_system_apps_sharing_a_classic_apps_name_are_told_apart_by_key() -> None
 LATIN = re.compile(r"[A-Za-z]{2,}")
 # data and the status bar: file names and types, units, brands, e-mail addresses, package names
 DATA = {"WiFi", "WLAN", "MB", "GB", "KB", "PDF", "pdf", "Word", "Excel", "XLSX", "xlsx", "docx", "DOCX", "apk", "APK",
-        "IMG", "jpg", "png", "Screenshot", "SIM", "TCL", "MOBA", "com", "mail", "example", "android", "huawei", "tencent",
+        "IMG", "jpg", "png", "Screenshot", "SIM", "TCL", "MOBA", "com", "mail", "example", "android", "huawei",
+        "tencent",
         "tmgp", "sgame", "miHoYo", "Yuanshen", "happyelements", "AndroidAnimal", "dialer", "contacts", "settings",
         "gallery", "deskclock", "hidisk", "music", "himovie", "mirror", "remotecontroller", "gamebox", "Mate", "Mirror",
         "setup", "sam", "alex", "lin", "jo"}

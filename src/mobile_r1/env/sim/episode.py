@@ -13,8 +13,8 @@ from mobile_r1.env.sim.user import SimulatedUser
 from mobile_r1.sim.apps import Ctx, load_all, resolve as resolve_app
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
-from mobile_r1.tasks.released import line_record, match_lines, read_lines
 from mobile_r1.tasks.numerals import numeral_value
+from mobile_r1.tasks.released import line_record, match_lines, read_lines
 from mobile_r1.tasks.spec import CLASSIC_PHONE, Inquiry, TaskSpec, fill
 from mobile_r1.tasks.suites import plan_split
 

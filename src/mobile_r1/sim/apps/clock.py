@@ -17,7 +17,8 @@ import re
 from typing import Any, Callable
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.ui.widgets import AppBar, Button, Column, Divider, Icon, Input, ListItem, Row, Scroll, Tabs, Text, Toggle, Widget
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Icon, Input, ListItem, Row, Scroll, Tabs, Text,
+                                      Toggle, Widget)
 
 GREY = (120, 122, 130)
 PRESETS = (1, 3, 5, 10)  # minutes
@@ -119,7 +120,8 @@ class Clock(App):
     def initial_state(self, rng: random.Random) -> dict[str, Any]:
         alarms = []
         for hour, minute in sorted({(rng.randint(5, 9), rng.choice((0, 15, 30, 45))) for _ in range(3)}):
-            alarms.append({"id": len(alarms) + 1, "hour": hour, "minute": minute, "label": "", "enabled": rng.random() < 0.6})
+            alarms.append({"id": len(alarms) + 1, "hour": hour, "minute": minute, "label": "",
+                           "enabled": rng.random() < 0.6})
         return {"alarms": alarms, "timer": None, "asked": False}
 
     def on_start(self, ctx: Ctx) -> None:
@@ -182,7 +184,8 @@ class Clock(App):
                     Button("Reset", style="danger", id="reset", weight=1.0,
                            on_click=lambda c: c.state.update(timer=None)), pad=28, gap=24),
                 self._nav(1))
-        done = [Text("Time's up", size="title", bold=True, align="center", color="danger", id="times_up")] if timer else []
+        done = [Text("Time's up", size="title", bold=True, align="center", color="danger", id="times_up")
+                ] if timer else []
         if not ctx.has_permission("notifications"):
             done.append(Row(Text("Notifications are off: the timer cannot ring.", size="small", color="danger",
                                  weight=1.0),

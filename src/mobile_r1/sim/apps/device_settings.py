@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.apps import App, Ctx, register, resolve
-from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Checkbox, Column, Divider, Icon, Input, ListItem, Row, Scroll,
-                                      Text, Widget)
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Checkbox, Column, Divider, Icon, Input, ListItem, Row,
+                                      Scroll, Text, Widget)
 
 GREY = (120, 122, 130)
 TOTAL_GB = 256
@@ -151,7 +151,8 @@ class SystemSettings(App):
     strings = {"zh": {
         "Apps": "应用", "Apps & storage": "应用和存储", "About phone": "关于手机", "{n} apps installed": "已安装 {n} 个应用",
         "{used} used of {total}": "已使用 {used}，共 {total}", "Search apps": "搜索应用", "Name": "名称", "Size": "大小",
-        "Last used": "上次使用", "Least used": "最少使用", "Sort by {order}": "按{order}排序", "Select": "选择", "{n} selected": "已选择 {n} 项",
+        "Last used": "上次使用", "Least used": "最少使用", "Sort by {order}": "按{order}排序", "Select": "选择",
+        "{n} selected": "已选择 {n} 项",
         "Uninstall ({n})": "卸载（{n}）", "Never used": "从未使用", "Used today": "今天使用过", "Used yesterday": "昨天使用过",
         "Used {n} days ago": "{n} 天前使用过", "App info": "应用信息", "Open": "打开", "Force stop": "强行停止",
         "Stopped {app}": "已停止{app}", "Uninstall {app}?": "卸载{app}？", "Uninstall {n} apps?": "卸载 {n} 个应用？",
@@ -209,7 +210,8 @@ class SystemSettings(App):
         """Write the record of every installed game (apps with category game, Game Center among them), so a judge
         can read them all; returns their keys."""
         book = _Apps(ctx)
-        return [book.keep(k)["app"] for k in ctx.phone.installed() if getattr(ctx.phone.apps[k], "category", "") == "game"]
+        return [book.keep(k)["app"] for k in ctx.phone.installed()
+                if getattr(ctx.phone.apps[k], "category", "") == "game"]
 
     # ----- pieces ---------------------------------------------------------------------------------------------------
     def _app_row(self, ctx: Ctx, rec: dict[str, Any], on_click: Callable[[Ctx], None], trailing: Widget | None = None,
@@ -225,11 +227,13 @@ class SystemSettings(App):
         book = _Apps(ctx).installed()
         used = SYSTEM_GB + sum(r["size_mb"] for r in book) / 1024
         rows = [ListItem("Apps", ctx.t("{n} apps installed", n=len(book)), id="item_apps",
-                         leading=Icon("apps", desc="Apps", size=72, color="primary"), on_click=lambda c: c.push("apps")),
+                         leading=Icon("apps", desc="Apps", size=72, color="primary"),
+                         on_click=lambda c: c.push("apps")),
                 ListItem("Storage", ctx.t("{used} used of {total}", used=f"{used:.1f} GB", total=f"{TOTAL_GB} GB"),
                          id="item_storage", leading=Icon("list", desc="Storage", size=72, color="primary"),
                          on_click=lambda c: c.push("storage")),
-                ListItem("About phone", id="item_about", leading=Icon("display", desc="About phone", size=72, color="primary"),
+                ListItem("About phone", id="item_about",
+                         leading=Icon("display", desc="About phone", size=72, color="primary"),
                          on_click=lambda c: c.push("about"))]
         return Column(AppBar("Settings", back=False), Scroll(*rows, id="settings_list"))
 
@@ -269,7 +273,8 @@ class SystemSettings(App):
         sort_row = Row(*[Text(label, bold=k == order, selected=k == order, color="primary" if k == order else None,
                               align="center", pad=18, weight=1.0, id=f"sort_{k}",
                               desc=ctx.t("Sort by {order}", order=ctx.t(label)),
-                              on_click=lambda c, k=k: c.replace("apps", sort=k, **({"select": True} if selecting else {})))
+                              on_click=lambda c, k=k: c.replace("apps", sort=k,
+                                                                **({"select": True} if selecting else {})))
                          for k, label in SORTS], pad=12, gap=8, id="sort")
         bar = (Row(Button(ctx.t("Uninstall ({n})", n=len(chosen)), style="danger", id="uninstall_selected", weight=1.0,
                           on_click=lambda c: _ask_uninstall(c, list(c.state["selection"]),
@@ -318,7 +323,8 @@ class SystemSettings(App):
                  Text(ctx.t("{used} used of {total}", used=f"{used:.1f} GB", total=f"{TOTAL_GB} GB"), size="title",
                       bold=True, id="storage_used"), pad=36),
             ListItem("Unused apps", ctx.t("Apps you have never opened") + f"  \u00b7  {len(unused)}", id="unused_apps",
-                     leading=Icon("trash", desc="Unused apps", size=72, color="primary"), on_click=lambda c: c.push("unused")),
+                     leading=Icon("trash", desc="Unused apps", size=72, color="primary"),
+                     on_click=lambda c: c.push("unused")),
             Divider(), Text("Apps by size", size="small", color=GREY, pad=28),
             *[self._app_row(ctx, r, lambda c, key=r["app"]: c.push("app_info", app=key)) for r in book],
             id="storage_list"))

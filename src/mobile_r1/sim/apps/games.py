@@ -24,7 +24,7 @@ from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Ico
 GREY = (120, 122, 130)
 
 
-# ----- the games ----------------------------------------------------------------------------------------------------------
+# ----- the games ------------------------------------------------------------------------------------------------------
 class GameApp(App):
     """The game engine. A subclass gives the identity, its `modes` (English; shown translated) and `strings`."""
 
@@ -118,8 +118,9 @@ class Anipop(GameApp):
     strings = {"zh": {"Next level": "下一关", "Daily challenge": "每日挑战", "Weekly race": "周赛"}}
 
 
-# ----- Game Center -------------------------------------------------------------------------------------------------------
-# The store's own catalogue: (English name, Chinese name, genre, size in MB, rating); installed games are linked by name.
+# ----- Game Center ----------------------------------------------------------------------------------------------------
+# The store's own catalogue: (English name, Chinese name, genre, size in MB, rating); installed games are linked by
+# name.
 CATALOG: tuple[tuple[str, str, str, int, float], ...] = (
     ("Honor of Kings", "王者荣耀", "MOBA", 15800, 4.6), ("Genshin Impact", "原神", "RPG", 29600, 4.7),
     ("Anipop", "开心消消乐", "Puzzle", 980, 4.5), ("Game for Peace", "和平精英", "Shooter", 12400, 4.5),
@@ -243,7 +244,8 @@ class GameCenter(App):
         elif g["id"] in ctx.state["downloads"]:
             action = Text("Downloaded", size="small", color=GREY)
         else:
-            action = Button("Download", style="secondary", id="download", on_click=lambda c, gid=g["id"]: _download(c, gid))
+            action = Button("Download", style="secondary", id="download",
+                            on_click=lambda c, gid=g["id"]: _download(c, gid))
         title = f"{rank}. {g['name']}" if rank else g["name"]
         return Row(Icon(g["name"][:1], desc=g["name"], size=110, bg="primary", round=False),
                    Column(Text(title, bold=True, max_lines=1, id="game_name"), Text(stats, size="small", color=GREY),
@@ -286,7 +288,8 @@ class GameCenter(App):
         found = results(ctx.state, query)
         return Column(Row(Icon("back", desc="Navigate up", size=80, id="navigate_up", on_click=lambda c: c.back()),
                           Input("query", hint="Search games", weight=1.0, on_submit=_search), pad=28, gap=16),
-                      Text(ctx.t("Results for '{query}'", query=query), size="small", color=GREY, pad=28) if query else None,
+                      Text(ctx.t("Results for '{query}'", query=query), size="small", color=GREY, pad=28)
+                      if query else None,
                       Scroll(*[self._row(ctx, g) for g in found], id="results"))
 
     def screen_game(self, ctx: Ctx) -> Widget:

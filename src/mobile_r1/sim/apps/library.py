@@ -143,7 +143,8 @@ class LibraryApp(App):
     def row(self, ctx: Ctx, item: dict[str, Any]) -> Widget:
         return ListItem(item["name"], duration_text(item["duration"]), id="item",
                         leading=Icon(self.row_icon, desc=item["name"], size=80, color="primary"),
-                        trailing=Icon("more", desc="More options", size=70, id="item_more", on_click=self._menu(item["id"])),
+                        trailing=Icon("more", desc="More options", size=70, id="item_more",
+                                      on_click=self._menu(item["id"])),
                         on_click=lambda c, iid=item["id"]: self.open_item(c, iid), on_long_press=self._menu(item["id"]))
 
     def sort_bar(self, ctx: Ctx, screen: str, chosen: str, **params: Any) -> Widget:
@@ -209,7 +210,8 @@ class LibraryApp(App):
             return Column(AppBar("Details"), Text("This item no longer exists", pad=60, color=GREY))
         iid = item["id"]
         return Column(AppBar("Details"), Scroll(*self.detail_rows(ctx, item), Column(
-            Button("Delete", style="danger", icon="trash", id="delete_item", on_click=lambda c: self.ask_delete(c, iid)),
+            Button("Delete", style="danger", icon="trash", id="delete_item",
+                   on_click=lambda c: self.ask_delete(c, iid)),
             pad=36), id="details_list"))
 
     def detail_rows(self, ctx: Ctx, item: dict[str, Any]) -> list[Widget]:
@@ -248,7 +250,7 @@ class VideoPlayer(LibraryApp):
     strings = {"zh": {"Video library": "视频库"}}
 
 
-# ----- the file manager --------------------------------------------------------------------------------------------------
+# ----- the file manager -----------------------------------------------------------------------------------------------
 _TYPE_WORDS = {"pdf": "PDF", "docx": "Word", "xlsx": "Excel", "pptx": "PowerPoint", "apk": "APK", "jpg": "JPG",
                "txt": "TXT"}
 
@@ -286,7 +288,8 @@ class FileManager(LibraryApp):
         sub = f"{size_text(item['size_kb'])}  \u00b7  {_TYPE_WORDS.get(item['type'], item['type'].upper())}"
         return ListItem(item["name"], sub, id="item",
                         leading=Icon("note", desc=item["type"].upper(), size=80, color="primary"),
-                        trailing=Icon("more", desc="More options", size=70, id="item_more", on_click=self._menu(item["id"])),
+                        trailing=Icon("more", desc="More options", size=70, id="item_more",
+                                      on_click=self._menu(item["id"])),
                         on_click=lambda c, iid=item["id"]: self.open_item(c, iid), on_long_press=self._menu(item["id"]))
 
     def folder(self, ctx: Ctx, text: str) -> str:

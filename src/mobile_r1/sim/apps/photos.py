@@ -276,7 +276,8 @@ class SystemGallery(App):
                        flex=True, gap=24),
                 Row(Button("Restore", style="secondary", id="restore", weight=1.0, on_click=lambda c: _restore(c, pid)),
                     Button("Delete permanently", style="danger", id="delete_forever", weight=1.0,
-                           on_click=lambda c: c.confirm(c.t("Delete permanently?"), c.t("This photo cannot be recovered."),
+                           on_click=lambda c: c.confirm(c.t("Delete permanently?"),
+                                                        c.t("This photo cannot be recovered."),
                                                         lambda c2: _delete_forever(c2, pid), yes=c.t("Delete"))),
                     pad=28, gap=24))
         fav = p["favorite"]
@@ -328,7 +329,7 @@ class SystemGallery(App):
                       Scroll(*(rows or [Text("Nothing here", pad=60, color=GREY, align="center")]), id="deleted_list"))
 
 
-# ----- Mirror ------------------------------------------------------------------------------------------------------------
+# ----- Mirror ---------------------------------------------------------------------------------------------------------
 def _save_snapshot(ctx: Ctx) -> None:
     store = ctx.media
     album = MIRROR_ALBUM["zh" if ctx.locale == "zh" else "en"]

@@ -15,7 +15,8 @@ import random
 from typing import Any
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.ui.widgets import AppBar, Button, Card, Column, Grid, Icon, Input, ListItem, Row, Scroll, Text, Widget
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Grid, Icon, Input, ListItem, Row, Scroll, Text,
+                                      Widget)
 
 GREY = (120, 122, 130)
 APPLIANCES = (("Air conditioner", "display"), ("TV", "display"), ("Fan", "recents"), ("Set-top box", "apps"),
@@ -46,7 +47,8 @@ def _appliance(ctx: Ctx) -> str:
 
 def _keep(ctx: Ctx) -> None:
     p = ctx.params
-    appliance, brand, code = _appliance(ctx), p.get("brand") or brands(_appliance(ctx), ctx.locale)[0], int(p.get("code", 1))
+    appliance = _appliance(ctx)
+    brand, code = p.get("brand") or brands(appliance, ctx.locale)[0], int(p.get("code", 1))
     remotes = ctx.state["remotes"]
     label = ctx.t(appliance)
     remote = {"id": new_id(remotes), "appliance": appliance, "brand": brand, "code": code,
@@ -72,7 +74,8 @@ def _no_response(ctx: Ctx) -> None:
 
 
 def _press_power(ctx: Ctx) -> None:
-    params = {"appliance": _appliance(ctx), "brand": ctx.params.get("brand", ""), "code": int(ctx.params.get("code", 1))}
+    params = {"appliance": _appliance(ctx), "brand": ctx.params.get("brand", ""),
+              "code": int(ctx.params.get("code", 1))}
     ctx.state["pairing"] = {**params, "pressed": True}
     ctx.replace("pair", pressed=True, **params)
 
@@ -132,13 +135,15 @@ class SmartRemote(App):
     # ----- screens --------------------------------------------------------------------------------------------------
     def screen_home(self, ctx: Ctx) -> Widget:
         rows = [ListItem(r["name"], ctx.t(r["appliance"]), id="remote",
-                         leading=Icon(dict(APPLIANCES)[r["appliance"]], desc=ctx.t(r["appliance"]), size=90, bg="primary"),
+                         leading=Icon(dict(APPLIANCES)[r["appliance"]], desc=ctx.t(r["appliance"]), size=90,
+                                      bg="primary"),
                          on_click=lambda c, rid=r["id"]: c.push("control", id=rid)) for r in ctx.state["remotes"]]
         return Column(
             AppBar("My remotes", back=False),
             Scroll(*(rows or [Text("No remotes yet. Add one to control an appliance.", pad=60, align="center",
                                    color=GREY)]), id="remotes"),
-            Row(Button("Add remote", icon="plus", id="add_remote", weight=1.0, on_click=lambda c: c.push("add")), pad=28))
+            Row(Button("Add remote", icon="plus", id="add_remote", weight=1.0, on_click=lambda c: c.push("add")),
+                pad=28))
 
     def screen_add(self, ctx: Ctx) -> Widget:
         tiles = [Icon(glyph, desc=kind, size=140, bg="primary", label=kind, id="appliance", round=False,
@@ -189,8 +194,9 @@ class SmartRemote(App):
         if r is None:
             return Column(AppBar("Remote"), Text("This remote no longer exists", pad=60, color=GREY))
         rid = r["id"]
-        keys = (("Power", "Mode", "Temperature up", "Temperature down", "Fan speed") if r["appliance"] == "Air conditioner"
-                else ("Power", "Volume up", "Volume down", "Channel up", "Channel down"))
+        keys = (("Power", "Mode", "Temperature up", "Temperature down", "Fan speed")
+                if r["appliance"] == "Air conditioner" else ("Power", "Volume up", "Volume down", "Channel up",
+                                                             "Channel down"))
 
         def delete(c: Ctx) -> None:
             remote = next((x for x in c.state["remotes"] if x["id"] == rid), None)

@@ -93,7 +93,7 @@ def _stable_number(name: str, index: int, lang: str) -> str:
     return _draw_number(random.Random(seed), lang)
 
 
-# ----- the store both apps share ---------------------------------------------------------------------------------------
+# ----- the store both apps share --------------------------------------------------------------------------------------
 def book_key(ctx: Ctx) -> str | None:
     """The key of the installed address book (Contacts), or None."""
     for key, app in ctx.phone.apps.items():
@@ -132,7 +132,8 @@ def _sorted(contacts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(contacts, key=lambda c: (not c.get("favorite"), c["name"].lower(), c["id"]))
 
 
-def _make_contact(contacts: list[dict[str, Any]], name: str, number: str, account: str, email: str = "") -> dict[str, Any]:
+def _make_contact(contacts: list[dict[str, Any]], name: str, number: str, account: str,
+                  email: str = "") -> dict[str, Any]:
     item = {"id": new_id(contacts), "name": name, "phone": number, "forms": number_forms(number), "account": account,
             "email": email, "favorite": False}
     contacts.append(item)
@@ -193,7 +194,7 @@ def _new_contact(ctx: Ctx, number: str = "") -> None:
         ctx.phone.goto(key, target, **params)
 
 
-# ----- the dialer ------------------------------------------------------------------------------------------------------
+# ----- the dialer -----------------------------------------------------------------------------------------------------
 _SHARED_ZH = {
     "Keypad": "拨号", "Recents": "通话记录", "Enter a number": "输入号码", "Unknown number": "未知号码",
     "Delete digit": "删除数字", "Enter a phone number": "请输入电话号码", "No app on this phone can make calls": "没有可以拨打电话的应用",
@@ -303,15 +304,17 @@ class Dialer(App):
                                  trailing=Icon("forward", desc=ctx.t("Call {name}", name=who), size=70, id="call_back",
                                                on_click=lambda c, n=k["number"]: place_call(c, n))))
         return Column(AppBar("Recents", back=False), self._banner(ctx),
-                      Scroll(*(rows or [Text("No recent calls", pad=60, align="center", color=GREY)]), id="recents_list"),
+                      Scroll(*(rows or [Text("No recent calls", pad=60, align="center", color=GREY)]),
+                             id="recents_list"),
                       self._nav(1))
 
     def screen_contacts(self, ctx: Ctx) -> Widget:
         query = ctx.fields.get("query", "").strip().lower()
         people = [c for c in _sorted(_book(ctx)["contacts"])
                   if not query or query in c["name"].lower() or query in digits(c["phone"])]
-        rows = [ListItem(c["name"], id="contact", leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]),
-                                                               size=90, bg="primary"),
+        rows = [ListItem(c["name"], id="contact",
+                         leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]), size=90,
+                                      bg="primary"),
                          on_click=lambda cx, cid=c["id"]: cx.push("contact", id=cid)) for c in people]
         return Column(AppBar("Contacts", back=False), Row(Input("query", hint="Search contacts", weight=1.0), pad=28),
                       Scroll(*(rows or [Text("No contacts", pad=60, align="center", color=GREY)]), id="contacts_list"),
@@ -319,7 +322,8 @@ class Dialer(App):
 
     def screen_contact(self, ctx: Ctx) -> Widget:
         contacts = _book(ctx)["contacts"]
-        c = _contact(ctx, ctx.params.get("id")) if ctx.params.get("id") is not None else (contacts[0] if contacts else None)
+        cid = ctx.params.get("id")
+        c = _contact(ctx, cid) if cid is not None else (contacts[0] if contacts else None)
         if c is None:
             return Column(AppBar("Contact"), Text("This contact no longer exists", pad=60, color=GREY))
         number = c["phone"]
@@ -357,11 +361,7 @@ class Dialer(App):
             Row(Button("Hang up", style="danger", icon="close", id="hang_up", weight=1.0, on_click=_hang_up), pad=60))
 
 
-# ----- the address book ------------------------------------------------------------------------------------------------
-def _account_label(ctx: Ctx, account: dict[str, Any]) -> str:
-    return str(account["label"])
-
-
+# ----- the address book -----------------------------------------------------------------------------------------------
 def _save(ctx: Ctx, *_: Any) -> None:
     cid = ctx.params.get("id")
     old = _contact(ctx, cid) if cid is not None else None
@@ -467,7 +467,8 @@ class AddressBook(App):
     def setup_no_contact(self, ctx: Ctx, name: str | None = None, number: str | None = None) -> None:
         """Make sure no contact is called `name` and none has `number` (then the number shows as unknown)."""
         ctx.state["contacts"] = [c for c in ctx.state["contacts"]
-                                 if not (name and c["name"] == name) and not (number and same_number(c["phone"], number))]
+                                 if not (name and c["name"] == name)
+                                 and not (number and same_number(c["phone"], number))]
 
     def setup_save_location(self, ctx: Ctx, account: str | None = None) -> None:
         """Where new contacts are saved: None asks every time (the default), else Phone, SIM or Account."""
@@ -479,8 +480,10 @@ class AddressBook(App):
     def screen_home(self, ctx: Ctx) -> Widget:
         people = _sorted(ctx.state["contacts"])
         rows = [ListItem(c["name"], id="contact",
-                         leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]), size=90, bg="primary"),
-                         trailing=Icon("star_filled", desc="Favorite", size=56, color="primary") if c["favorite"] else None,
+                         leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]), size=90,
+                                      bg="primary"),
+                         trailing=Icon("star_filled", desc="Favorite", size=56, color="primary")
+                         if c["favorite"] else None,
                          on_click=lambda cx, cid=c["id"]: cx.push("contact", id=cid)) for c in people]
 
         def open_search(c: Ctx) -> None:
@@ -501,7 +504,8 @@ class AddressBook(App):
         found = [c for c in _sorted(ctx.state["contacts"])
                  if low and (low in c["name"].lower() or (digits(low) and digits(low) in digits(c["phone"])))]
         rows = [ListItem(c["name"], c["phone"], id="result",
-                         leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]), size=90, bg="primary"),
+                         leading=Icon(c["name"][:1], desc=ctx.t("Photo of {name}", name=c["name"]), size=90,
+                                      bg="primary"),
                          on_click=lambda cx, cid=c["id"]: cx.push("contact", id=cid)) for c in found]
         body: list[Widget] = rows if rows else [Text("No contacts found" if query else "Type a name or number", pad=60,
                                                      align="center", color=GREY, id="empty")]
@@ -513,7 +517,8 @@ class AddressBook(App):
 
     def screen_contact(self, ctx: Ctx) -> Widget:
         contacts = ctx.state["contacts"]
-        c = _contact(ctx, ctx.params.get("id")) if ctx.params.get("id") is not None else (contacts[0] if contacts else None)
+        cid = ctx.params.get("id")
+        c = _contact(ctx, cid) if cid is not None else (contacts[0] if contacts else None)
         if c is None:
             return Column(AppBar("Contact"), Text("This contact no longer exists", pad=60, color=GREY, id="missing"))
         cid, number, name = c["id"], c["phone"], c["name"]
@@ -543,17 +548,17 @@ class AddressBook(App):
                 Card(Text("Mobile", size="small", color=GREY), Text(number, id="contact_phone"),
                      Text("Email", size="small", color=GREY) if c["email"] else None,
                      Text(c["email"], id="contact_email") if c["email"] else None,
-                     Text(ctx.t("Saved in {account}", account=_account_label(ctx, account)), size="small", color=GREY,
+                     Text(ctx.t("Saved in {account}", account=account["label"]), size="small", color=GREY,
                           id="contact_account")),
                 pad=48, gap=28, align="center"), id="contact_scroll"))
 
     def screen_save_location(self, ctx: Ctx) -> Widget:
         number = ctx.params.get("phone", "")
-        rows = [ListItem(_account_label(ctx, a), id="account",
-                         leading=Icon("user" if a["id"] == "Account" else "display", desc=_account_label(ctx, a), size=72,
+        extra = {"phone": number} if number else {}
+        rows = [ListItem(a["label"], id="account",
+                         leading=Icon("user" if a["id"] == "Account" else "display", desc=a["label"], size=72,
                                       color="primary"),
-                         on_click=lambda c, aid=a["id"]: c.replace("edit", account=aid, **({"phone": number} if number
-                                                                                          else {})))
+                         on_click=lambda c, aid=a["id"]: c.replace("edit", account=aid, **extra))
                 for a in ctx.state["accounts"]]
         return Column(AppBar("Save new contact to"),
                       Text("Choose where the new contact is kept.", size="small", color=GREY, pad=36),
@@ -568,7 +573,7 @@ class AddressBook(App):
                    actions=[Button("Save", style="text", id="save", on_click=_save)]),
             Scroll(Column(
                 Icon((c["name"] if c else "?")[:1], desc="Contact photo", size=180, bg="primary"),
-                None if c else Text(ctx.t("Saving to {account}", account=_account_label(ctx, account)), size="small",
+                None if c else Text(ctx.t("Saving to {account}", account=account["label"]), size="small",
                                     color=GREY, id="saving_to"),
                 _field("name", "Name", c["name"] if c else ""),
                 _field("phone", "Phone", c["phone"] if c else ctx.params.get("phone", "")),
