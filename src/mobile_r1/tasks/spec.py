@@ -93,6 +93,8 @@ class Param(_Model):
     value   a fixed value (may use earlier params: `"{product}"`)
     lookup  a state path evaluated after the earlier params are known (`shop.products[name={product}].id`)
     number  [low, high] integers drawn uniformly
+    numeral the whole number an earlier parameter writes in words or digits (`"{minutes}"`: 'four', '四', 'third',
+            '第三' give 4, 4, 3, 3), for a value a line says in words that a goal or a typed field needs as a number
     slot    what the parameter's text looks like in a released task line (InquireBench): text (default),
             number, phone, word; a line's value replaces the drawn one
     """
@@ -103,6 +105,7 @@ class Param(_Model):
     value: Any = None
     lookup: str | None = None
     number: tuple[int, int] | None = None
+    numeral: str | None = None
     hidden: bool = False
     slot: str = "text"
 
@@ -115,9 +118,10 @@ class Param(_Model):
 
     @model_validator(mode="after")
     def _one_source(self) -> Param:
-        kinds = [k for k in ("pick", "choice", "value", "lookup", "number") if getattr(self, k) is not None]
+        kinds = [k for k in ("pick", "choice", "value", "lookup", "number", "numeral") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a parameter needs exactly one of pick, choice, value, lookup, number; got {kinds or 'none'}")
+            raise ValueError("a parameter needs exactly one of pick, choice, value, lookup, number, numeral; "
+                             f"got {kinds or 'none'}")
         return self
 
 
