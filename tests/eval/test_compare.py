@@ -101,3 +101,20 @@ def test_compare_runs_refuses_runs_of_different_episodes(tmp_path: Path) -> None
     c = write_run(tmp_path / "c", "z", [("e1", True, "missed"), ("e2", False, "not_needed")])
     with pytest.raises(DataError, match="needs a question in one run"):
         compare_runs([a, c])
+
+
+def test_ask_f1_is_compared_with_a_paired_permutation_test(tmp_path: Path) -> None:
+    # 20 episodes that need a question, 20 that do not: the base misses most needs and asks needlessly; the other asks
+    # where needed and stays quiet where not
+    base = [(f"n{i}", False, "asked" if i < 4 else "missed") for i in range(20)]
+    base += [(f"c{i}", True, "over_asked" if i < 12 else "not_needed") for i in range(20)]
+    better = [(f"n{i}", True, "asked" if i < 18 else "missed") for i in range(20)]
+    better += [(f"c{i}", True, "over_asked" if i < 1 else "not_needed") for i in range(20)]
+    a, b = write_run(tmp_path / "a", "x", base), write_run(tmp_path / "b", "y", better)
+    test = compare_runs([a, b])[1].ask_f1_test
+    assert test is not None and test.other > test.base and test.p < 0.01
+    # 4 of 16 questions met a need, 4 of 20 needs asked: F1 = 2 * 0.25 * 0.2 / 0.45
+    assert test.base == pytest.approx(2 * 0.25 * 0.2 / 0.45)
+    same = compare_runs([a, write_run(tmp_path / "c", "z", base)])[1].ask_f1_test
+    assert same is not None and same.p == 1.0 and same.base == same.other
+    assert "Ask-F1 against `a`" in comparison_markdown(compare_runs([a, b]))

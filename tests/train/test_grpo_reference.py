@@ -166,3 +166,19 @@ def test_a_stage_trained_alone_uses_its_curriculum_rate_and_a_resumed_run_keeps_
     assert any(r["kl"] > 1e-6 for r in reference[1:])
     for a, b in zip(ours, reference):
         assert a["kl"] == pytest.approx(b["kl"], rel=1e-5, abs=1e-9) and a["loss"] == pytest.approx(b["loss"], abs=1e-6)
+
+
+def test_a_run_after_one_with_another_mixed_precision_in_the_same_process_starts_afresh() -> None:
+    from accelerate import Accelerator
+    from accelerate.state import AcceleratorState
+
+    from mobile_r1.train.config import TrainConfig
+    from mobile_r1.train.processes import make_accelerator
+
+    AcceleratorState._reset_state(reset_partial_state=True)
+    Accelerator(cpu=True, mixed_precision="bf16")  # e.g. TRL's trainer earlier in this process
+    try:
+        accelerator = make_accelerator(TrainConfig.model_validate({"run": {"mixed_precision": "no"}}))
+        assert accelerator.mixed_precision == "no"
+    finally:
+        AcceleratorState._reset_state(reset_partial_state=True)

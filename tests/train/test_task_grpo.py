@@ -533,3 +533,60 @@ def test_select_trains_only_on_the_tasks_the_starting_model_completes_sometimes(
     assert "playing 8 training episodes once each with the starting model" in shown.out + shown.err
     record = json.loads((tmp_path / "resumed" / "selected_tasks.json").read_text())
     assert record["selected"] == ["toy.count", "toy.delete"] and record["low"] == 0.0
+
+
+def test_the_timing_reward_pays_a_timely_question_more_than_an_early_one_and_a_late_one_less_than_both() -> None:
+    from mobile_r1.train.task_grpo import inquiry_term
+
+    def timed(timing: list[str], over: int = 0) -> EpisodeVerdict:
+        asked = all(t != "missed" for t in timing)
+        return EpisodeVerdict("e", asked, "asked" if asked else "missed", over_asks=over, timing=timing,  # type: ignore[arg-type]
+                              questions=sum(t != "missed" for t in timing) + over)
+
+    timely, early, late, missed = (inquiry_term(timed([t]), "timing") for t in ("timely", "early", "late", "missed"))
+    assert timely == 1.0 and early == 0.5 and late == -1.0 and missed == -1.0
+    assert inquiry_term(timed(["timely"], over=2), "timing") == 0.0  # two needless questions cost half a point each
+    assert inquiry_term(timed(["timely", "late"]), "timing") == 0.0  # a combination task: the mean of its questions
+    control = EpisodeVerdict("c", True, "over_asked", over_asks=6, timing=[], questions=6)
+    assert inquiry_term(control, "timing") == -2.0  # bounded below
+    assert inquiry_term(EpisodeVerdict("c", True, "not_needed", timing=[], questions=0), "timing") == 0.0
+    # the outcome mode cannot tell a late question from a timely one; the timing mode can
+    assert inquiry_term(timed(["late"]), "outcome") == inquiry_term(timed(["timely"]), "outcome") == 1.0
+    w = RewardWeights("success", format=0.0, inquiry=1.0, inquiry_reward="timing")
+    assert trajectory_reward(timed(["timely"]), [1], w) > trajectory_reward(timed(["late"]), [1], w)
+
+
+def test_groups_branched_at_the_decision_point_start_from_one_phone_state_just_before_the_experts_question() -> None:
+    from mobile_r1.train.data import prompt_settings
+    from mobile_r1.train.rollout import start_groups
+    from mobile_r1.train.task_stage import decision_prefixes
+
+    config = TrainConfig.model_validate({"data": {"dialect": "compact", "observation_mode": "text"}})
+    view = model_view(config)
+    episodes = SIM.episodes("inquire-sim", "train", 2, 3, tasks=["chat.transfer", "notes.create"])
+    prefixes = decision_prefixes(prompt_settings(config, None), 0, budget=15)
+    groups = start_groups(SIM, episodes, 3, RolloutSettings(max_turns=15), prefixes, view)
+    try:
+        for g, episode in enumerate(episodes):
+            members = groups[3 * g : 3 * g + 3]
+            phones = [m.env for m in members]
+            snapshots = {m.env.sim.phone.state_key() for m in members}  # type: ignore[attr-defined]
+            assert len(snapshots) == 1 and len({m.play.observation.xml or m.play.observation.state_key for m in members}) == 1
+            assert len({p.steps for p in phones}) == 1 and all(not m.turns for m in members)
+            histories = [[s.action.to_arguments() for s in m.play.history] for m in members]
+            assert histories[0] == histories[1] == histories[2]
+            with SIM.open(episode) as phone:
+                phone.reset()
+                demo = phone.expert_demo()
+            actions = [s.action for s in demo.episode.steps]
+            if episode.needs_inquiry:  # the next expert action after the prefix is its question
+                assert actions[len(histories[0])].is_inquiry and len(histories[0]) > 0
+            else:
+                assert not any(a.is_inquiry for a in actions) and len(histories[0]) < len(actions)
+            played = [s.action for s in members[0].play.history]  # the expert's steps, through the dialect's frame
+            for want, got in zip(actions, played):
+                assert want.type is got.type and (want.coordinate is None or all(
+                    abs(w - g) <= 2 for w, g in zip(want.coordinate, got.coordinate or ())))
+    finally:
+        for t in groups:
+            t.env.close()

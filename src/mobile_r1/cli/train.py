@@ -52,18 +52,17 @@ _SHOWN = ("loss", "reward_mean", "eval_loss", "format_valid", "eval_reward", "ev
 
 
 def overrides(pairs: list[str]) -> dict[str, object]:
-    """`--set SECTION.KEY=VALUE` pairs as load_config's overrides (each value read as YAML: 20, 1e-4, [a, b], null)."""
-    import yaml
-
+    """`--set SECTION.KEY=VALUE` pairs as load_config's overrides (each value read as YAML: 20, 1e-4, [a, b], null),
+    under the rules every config file is read by (depth, aliases, finite numbers)."""
     from mobile_r1.core.errors import ConfigError
+    from mobile_r1.core.reading import Where, loads_yaml
 
     out: dict[str, object] = {}
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or "." not in key or not all(key.split(".")):
-            raise ConfigError(f"--set takes SECTION.KEY=VALUE (e.g. run.max_steps=20), got {item!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"--set {key}: not a YAML value ({exc})") from None
+            shown = item if len(item) <= 80 else f"{item[:60]}... ({len(item):,} characters)"
+            raise ConfigError(f"--set takes SECTION.KEY=VALUE (e.g. run.max_steps=20), got {shown!r}")
+        key = key.strip()
+        out[key] = loads_yaml(value, Where(Path(f"--set {key}"), None, ConfigError)) if value.strip() else None
     return out

@@ -5,6 +5,8 @@ configs) is read here, so that one set of rules holds everywhere and a bad file 
 traceback:
 
 - Text is UTF-8 (a byte-order mark is skipped); other bytes are refused with the line and column.
+- A file is a regular file: a FIFO (which would wait for a writer), a device (`/dev/zero`, endless) or a socket is
+  refused before it is opened.
 - One JSON-lines record is at most `MAX_LINE_BYTES`, a JSON or YAML document at most `MAX_DOCUMENT_BYTES`; a longer
   one is refused after reading at most that much (memory stays bounded whatever the file holds).
 - Values nest at most `MAX_DEPTH` levels deep (Python's readers raise RecursionError near 1,000; deep values also
@@ -83,6 +85,8 @@ def read_document(path: str | Path, *, kind: type[MobileR1Error] = DataError, ma
     path = Path(path)
     where = Where(path, None, kind)
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():  # opening a FIFO waits for a writer
+            raise where.problem("is not a regular file (a FIFO, a device or a socket); give a file")
         with open(path, "rb") as stream:
             raw = stream.read(max_bytes + 1)
     except FileNotFoundError:
@@ -191,12 +195,18 @@ def read_json(path: str | Path, *, kind: type[MobileR1Error] = DataError) -> Any
 
 
 # ----- YAML -------------------------------------------------------------------------------------------------------
-def read_yaml(path: str | Path, *, kind: type[MobileR1Error] = DataError) -> Any:
+def read_yaml(path: str | Path, *, kind: type[MobileR1Error] = DataError, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
     """One YAML document (`yaml.safe_load`) under the reader's rules; errors give the line of the offending value."""
+    path = Path(path)
+    return loads_yaml(read_document(path, kind=kind, max_bytes=max_bytes), Where(path, None, kind))
+
+
+def loads_yaml(text: str, where: Where) -> Any:
+    """One YAML document from text (a command-line value, a file's contents) under the reader's rules; `where`
+    names it in errors (its path, and its kind of error)."""
     import yaml
 
-    path = Path(path)
-    text = read_document(path, kind=kind)
+    path, kind = where.path, where.kind
     where = Where(path, None, kind)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -368,6 +378,7 @@ __all__ = [
     "decode",
     "field_name",
     "loads",
+    "loads_yaml",
     "read_document",
     "read_json",
     "read_jsonl",

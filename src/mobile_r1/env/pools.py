@@ -24,6 +24,11 @@ deterministically from a seed (the simulated phone and any pure-Python backend d
 is opened with `recover=False`, and a lost worker is then an `InfraError` (the runner records the episode apart and
 `--resume` plays it again).
 
+A worker lost with its node is another matter: when the cluster itself fails (its raylet killed, or the dashboard
+agent it shares its fate with; no live node left; a replacement worker that does not come up within `start_timeout`;
+Ray's control calls failing), no episode can be played, so the pool raises `ServiceError` at once, naming what
+failed: the run stops with that message, what it finished is kept, and `--resume` goes on from there.
+
 Ray is an optional dependency (`pip install 'mobile-r1[ray]'`), imported only when a pool starts. Actors import
 `mobile_r1` by name, so on a cluster of several machines it must be installed on each node; a backend registered in
 the caller's process (`register_backend`) reaches the actors through `setup`: modules ("pkg.mod") to import, or
@@ -40,13 +45,14 @@ import importlib
 import logging
 import os
 import socket
+import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, get_args
 from urllib.parse import urlsplit
 
 from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import ConfigError, EnvError, InfraError
+from mobile_r1.core.errors import ConfigError, EnvError, InfraError, ServiceError
 from mobile_r1.core.records import Observation
 from mobile_r1.core.verdict import Judgement
 from mobile_r1.env.protocol import Backend, Capability, Demonstration, EnvCall, EnvMethod, EpisodeRef, StepInfo, TaskEnv
@@ -60,6 +66,7 @@ if TYPE_CHECKING:  # Ray is optional: its types name the seam, the module is imp
 T = TypeVar("T")
 
 LOCAL = "local"
+HEALTH_CHECK_SECONDS = 2.0  # while a worker starts, how often the cluster's nodes are checked
 PROTOCOL_CALLS: frozenset[str] = frozenset(get_args(EnvMethod))
 RAY_MISSING = "Ray is not installed; install it with `pip install 'mobile-r1[ray]'` (or `pip install ray`)"
 
@@ -401,6 +408,11 @@ class RemoteTaskEnv(TaskEnv):
         self.pool.stats.recovered += 1
 
 
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
+
+
 def _unwrap(value: T | Failed) -> T:
     if isinstance(value, Failed):
         raise value.error
@@ -497,15 +509,49 @@ class RayBackend(BackendWrapper):
             self.spec, self.options, self.setup)
 
     def _wait_ready(self, actors: Sequence[ActorHandle]) -> None:
+        """Wait for new actors to answer; the cluster's health is checked every few seconds meanwhile, so a cluster
+        that has lost its nodes ends the wait at once (ServiceError), as does `start_timeout`."""
+        ray = _ray()
+        deadline = time.monotonic() + self.start_timeout
+        pending = [a.pid.remote() for a in actors]
+        while True:
+            try:
+                ray.get(pending, timeout=max(0.1, min(HEALTH_CHECK_SECONDS, deadline - time.monotonic())))
+                return
+            except ray.exceptions.GetTimeoutError:
+                self._check_cluster()
+                if time.monotonic() >= deadline:
+                    raise self._failed(f"it did not start {len(actors)} phone worker(s) within "
+                                       f"{self.start_timeout:g} s (is it busy? are its CPUs taken?)") from None
+            except ray.exceptions.RayActorError as exc:
+                self._check_cluster()
+                cause = getattr(exc, "cause", None) or exc
+                raise InfraError(f"a Ray phone worker failed to start: {cause}") from None
+            except ray.exceptions.RayError as exc:
+                raise self._failed(f"{type(exc).__name__}: {_first_line(exc)}") from None
+
+    def _check_cluster(self) -> None:
+        """ServiceError when the cluster cannot host a phone worker now: no live node, too few CPUs on the live
+        ones, or its control service not answering."""
         ray = _ray()
         try:
-            ray.get([a.pid.remote() for a in actors], timeout=self.start_timeout)
-        except ray.exceptions.GetTimeoutError:
-            raise InfraError(f"Ray did not start {len(actors)} phone worker(s) within {self.start_timeout:g}s (is "
-                             "the cluster busy? are its CPUs taken?)") from None
-        except ray.exceptions.RayActorError as exc:
-            cause = getattr(exc, "cause", None) or exc
-            raise InfraError(f"a Ray phone worker failed to start: {cause}") from None
+            nodes = ray.nodes()
+        except Exception as exc:  # the cluster's control service is gone
+            raise self._failed(f"its control service does not answer ({type(exc).__name__}: {_first_line(exc)})") from None
+        alive = [n for n in nodes if n.get("Alive")]
+        if not alive:
+            why = sorted({str(n.get("DeathReasonMessage") or "no reason given") for n in nodes})
+            raise self._failed(f"none of its {len(nodes)} node(s) is alive ({'; '.join(why)[:300]})")
+        cpus = sum(float((n.get("Resources") or {}).get("CPU", 0.0)) for n in alive)
+        if cpus < self.cpus_per_worker:
+            raise self._failed(f"its live node(s) have {cpus:g} CPUs, fewer than one phone worker needs "
+                               f"({self.cpus_per_worker:g})")
+
+    def _failed(self, what: str) -> ServiceError:
+        where = "the local Ray cluster" if self.address in (None, LOCAL) else f"the Ray cluster at {self.address}"
+        return ServiceError(f"{where} failed: {what}. No episode can be played on it; what was finished is kept: "
+                            "run the same command again with --resume to go on" + (
+                                "" if self.address in (None, LOCAL) else " (check the cluster with `ray status`)"))
 
     def open(self, episode: EpisodeRef, max_steps: int | None = None) -> RemoteTaskEnv:
         """A phone with `episode` on it, on the worker that holds the fewest phones."""
@@ -516,7 +562,8 @@ class RayBackend(BackendWrapper):
         return RemoteTaskEnv(self, slot, key, episode, max_steps, capabilities)
 
     def close(self) -> None:
-        """Stop the workers (and the local cluster, if this pool started it)."""
+        """Stop the workers (and the local cluster, if this pool started it); a cluster that has failed is let go
+        quietly."""
         if not self.slots and not self._owns_ray:
             return
         ray = _ray()
@@ -527,14 +574,19 @@ class RayBackend(BackendWrapper):
                 pass
         self.slots = []
         if self._owns_ray:
-            ray.shutdown()
             self._owns_ray = False
+            try:
+                ray.shutdown()
+            except Exception:  # its processes are gone already
+                pass
 
     # ----- calls and recovery ---------------------------------------------------------------------------------------
     def _lost(self, slot: Slot, generation: int) -> None:
-        """The worker of `slot` died (as seen by a call made in `generation`): replace it, once."""
+        """The worker of `slot` died (as seen by a call made in `generation`): replace it, once; a ServiceError when
+        the cluster itself has failed (nothing could replace it)."""
         if slot.generation != generation:
             return  # another phone of that worker saw it first
+        self._check_cluster()
         ray = _ray()
         try:
             ray.kill(slot.actor, no_restart=True)
@@ -572,6 +624,10 @@ class RayBackend(BackendWrapper):
                     raise self._gone(env) from None
                 self._sync(env)
                 generation, ref = env.slot.generation, again()
+            except (ray.exceptions.RayError, ConnectionError) as exc:  # not the worker: Ray's own machinery
+                if isinstance(exc, ray.exceptions.RayTaskError):
+                    raise
+                raise self._failed(f"{type(exc).__name__}: {_first_line(exc)}") from None
         raise self._gone(env)
 
     def _call(self, env: _Holder, send: Callable[[], ObjectRef]) -> Any:

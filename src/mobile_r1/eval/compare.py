@@ -9,6 +9,10 @@ fair coin. scipy has the binomial test this reduces to, but the toolkit's evalua
 sum is a few lines of `math.comb`. Three outcomes are tested: task success (SR), the right inquiry behaviour (ISR)
 and, over the episodes whose task needs a question, asking it ("asked where needed").
 
+Ask-F1 (HiL-Bench: precision and recall of the questions asked) is compared with a paired permutation test, each
+episode's two verdicts swapped at random, since a harmonic mean of pooled counts has no exact test of its own; with
+episodes in several languages, the right inquiry behaviour is also tested per language.
+
 A second table gives the papers' ablation columns with 95% Wilson intervals: SR, ISR, asked where needed,
 over-inquiry over the episodes whose task needs no question, and self-corrections (episodes with at least one step
 back to a state the phone had left).
@@ -21,7 +25,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+import random
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -69,9 +74,61 @@ class RunComparison:
     sr_test: PairedTest | None
     isr_test: PairedTest | None
     asked_test: PairedTest | None
+    ask_f1_test: F1Test | None = None
+    isr_by_language: dict[str, PairedTest] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class F1Test:
+    """Ask-F1 of the base run and of this one on the same episodes, and the p-value of their difference under a paired
+    permutation test: each episode's two verdicts swapped at random (`rounds` seeded draws; two-sided)."""
+
+    base: float
+    other: float
+    p: float
+    rounds: int
+
+    @classmethod
+    def of(cls, base: Sequence[EpisodeVerdict], other: Sequence[EpisodeVerdict], rounds: int = 10_000,
+           seed: int = 0) -> F1Test:
+        b = [v.ask_counts() for v in base]
+        o = [v.ask_counts() for v in other]
+        observed = ask_f1(o) - ask_f1(b)
+        rng = random.Random(seed)
+        extreme = 0
+        totals_b, totals_o = _sums(b), _sums(o)
+        for _ in range(rounds):
+            sb, so = list(totals_b), list(totals_o)
+            for cb, co in zip(b, o):
+                if cb != co and rng.random() < 0.5:
+                    for k in range(4):
+                        sb[k] += co[k] - cb[k]
+                        so[k] += cb[k] - co[k]
+            if abs(_f1(so) - _f1(sb)) >= abs(observed) - 1e-12:
+                extreme += 1
+        return cls(ask_f1(b), ask_f1(o), (extreme + 1) / (rounds + 1), rounds)
+
+
+Counts = tuple[int, int, int, int]
+
+
+def _sums(counts: Sequence[Counts]) -> list[int]:
+    return [sum(c[k] for c in counts) for k in range(4)]
+
+
+def _f1(sums: Sequence[int]) -> float:
+    questions, useful, needs, found = sums
+    precision = useful / questions if questions else 0.0
+    recall = found / needs if needs else 0.0
+    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+
+
+def ask_f1(counts: Sequence[Counts]) -> float:
+    """Ask-F1 of pooled (questions, useful questions, needs, needs asked about) counts (`EpisodeVerdict.ask_counts`)."""
+    return _f1(_sums(counts))
 
 
 def _paired(base: list[EpisodeVerdict], other: list[EpisodeVerdict], outcome: Callable[[EpisodeVerdict], bool],
@@ -127,6 +184,10 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
             isr_test=None if first else _paired(base, verdicts, lambda v: v.inquiry_success),
             asked_test=None if first or needs is None else _paired(base, verdicts, lambda v: v.inquiry == "asked",
                                                                    lambda v: v.inquiry_needed),
+            ask_f1_test=None if first else F1Test.of(base, verdicts),
+            isr_by_language={} if first else {
+                lang: _paired(base, verdicts, lambda v: v.inquiry_success, lambda v, lang=lang: v.language == lang)
+                for lang in sorted({v.language for v in base if v.language}) if len({v.language for v in base}) > 1},
         ))
     return out
 
@@ -160,6 +221,16 @@ def comparison_markdown(rows: Sequence[RunComparison]) -> str:
         asked = "-" if r.asked_where_needed.n == 0 else f"{r.asked_where_needed.k} of {r.asked_where_needed.n}"
         lines.append(f"| {r.name} | {_count(r.overall.sr)} | {100 * r.overall.isr.value:.0f}% | {asked} | {score} | "
                      f"{_test(r.sr_test)} | {_test(r.isr_test)} | {_test(r.asked_test)} |")
+    asking = [r for r in rows[1:] if r.ask_f1_test is not None]
+    if asking:
+        lines += ["", f"Ask-F1 against `{base}` (paired permutation test, {asking[0].ask_f1_test.rounds:,} draws)"  # type: ignore[union-attr]
+                  + ("; the right inquiry behaviour per language (exact McNemar):" if asking[0].isr_by_language else ":"),
+                  ""]
+        for r in asking:
+            t = r.ask_f1_test
+            assert t is not None
+            languages = "".join(f"; ISR in {lang} {_test(test)}" for lang, test in r.isr_by_language.items())
+            lines.append(f"- {r.name}: Ask-F1 {100 * t.base:.1f}% -> {100 * t.other:.1f}%, {format_p(t.p)}{languages}")
     return "\n".join(lines) + "\n\n" + ablation_markdown(rows)
 
 

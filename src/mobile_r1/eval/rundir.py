@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mobile_r1.core.errors import ConfigError, DataError, MobileR1Error
-from mobile_r1.core.files import write_json
+from mobile_r1.core.files import make_dir, write_json
 from mobile_r1.core.reading import Where, decode, loads, read_json
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.eval.config import RESUME_KEYS, EvalConfig
@@ -119,8 +119,7 @@ def open_run_dir(config: EvalConfig) -> tuple[Path | None, EpisodeLog | None, li
         if config.resume:
             raise ConfigError("--resume needs --out RUN_DIR (the run to continue)")
         return None, None, []
-    run_dir = Path(config.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = make_dir(Path(config.out))
     log = EpisodeLog(run_dir / EPISODES_FILE)
     previous = log.read(repair=config.resume)
     run_file = run_dir / RUN_FILE

@@ -130,6 +130,27 @@ def unwrap(model: torch.nn.Module) -> torch.nn.Module:
     return getattr(model, "module", model)
 
 
+def check_model_spec(spec: str, field: str = "model.name") -> None:
+    """Refuse, before anything is loaded or written, a model that names a local path which holds no model: a file, a
+    folder without `config.json` (or a LoRA adapter's `adapter_config.json`), or a path that does not exist. Presets
+    pass, and so does a hub id (`org/name`), which only loading can check."""
+    if spec in PRESETS:
+        return
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        if (path / "config.json").is_file() or (path / "adapter_config.json").is_file():
+            return
+        why = "it holds no config.json nor adapter_config.json"
+    elif path.exists():
+        why = "it is a file"
+    elif path.is_absolute() or spec.startswith((".", "~")) or spec.count("/") > 1:
+        why = "there is nothing there"
+    else:
+        return  # a hub id
+    raise ConfigError(f"{field}: {spec} is not a model folder ({why}); give a model's folder (a run's final/), a "
+                      f"preset ({', '.join(PRESETS)}) or a hub id (org/name)")
+
+
 def load_policy(
     spec: str,
     *,
@@ -209,7 +230,7 @@ def _load_pretrained(name: str, dtype: torch.dtype) -> tuple[Any, Any, Any]:
 
     try:
         config = transformers.AutoConfig.from_pretrained(name)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(
             f"cannot load model {name!r}: not a preset ({', '.join(PRESETS)}), a local directory, or a cached hub id ({exc})"
         ) from None

@@ -28,6 +28,11 @@ generation runs on the engine's own thread, so the event loop keeps answering /h
 runs. Every refusal is an OpenAI-shaped error: 400 with a message that says what to change, 422 for a body that does
 not fit the schema, 413 for a body too large, 404 for a missing adapter, 503 when the queue is full. A client that
 disconnects (or closes a stream) has its generation stopped. The server binds 127.0.0.1 unless told otherwise.
+
+Connections: one that has not sent a whole request's headers within `header_timeout` seconds of opening (or of its
+last answer) is closed, and so is the longest-idle one when `max_connections` are open and another arrives, so idle
+or slow connections cannot crowd out working clients (only requests in flight count against the limit: past it, 503);
+a body must arrive within `body_timeout` seconds (408).
 """
 
 import asyncio
@@ -86,6 +91,12 @@ class ServerSettings:
     max_preparing: int = 4
     lora_updates: bool = False
     max_connections: int = 256
+    header_timeout: float = 15.0  # seconds to send a request's headers, from the connection's start or last answer
+    body_timeout: float = 120.0  # seconds to send a request's body
+
+    def __post_init__(self) -> None:
+        if self.max_connections < 1 or not self.header_timeout > 0 or not self.body_timeout > 0:
+            raise ConfigError("max_connections must be >= 1, header_timeout and body_timeout > 0 seconds")
 
 
 class _Refused(Exception):
@@ -167,6 +178,12 @@ def create_app(model: ChatModel | Engine, model_name: str | None = None,
         return JSONResponse(status_code=status, content=error_body(status, message))
 
     async def read_body(request: Request, limit: int) -> bytes:
+        try:
+            return await asyncio.wait_for(_read_body(request, limit), settings.body_timeout)
+        except asyncio.TimeoutError:
+            raise _Refused(408, f"the request body did not arrive within {settings.body_timeout:g} s") from None
+
+    async def _read_body(request: Request, limit: int) -> bytes:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             raise _Refused(413, f"the request body is larger than this server's limit of {limit} bytes "
@@ -349,11 +366,60 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def _protocol(settings: ServerSettings) -> type:
+    """uvicorn's HTTP protocol, with the connection rules of the module docstring: a deadline for each request's
+    headers, and the longest-idle connection closed when another arrives past `max_connections`."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class Protocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        _idle_since = 0.0
+        _deadline: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._wait_for_headers()
+            if len(self.connections) > settings.max_connections:
+                idle = [c for c in self.connections if c is not self and getattr(c, "_waiting", lambda: False)()]
+                if idle:
+                    min(idle, key=lambda c: c._idle_since)._close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._wait_for_headers()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def _waiting(self) -> bool:
+            """No request in progress: the connection is waiting for one's headers."""
+            return self.cycle is None or self.cycle.response_complete
+
+        def _wait_for_headers(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._idle_since = time.monotonic()
+            self._deadline = self.loop.call_later(settings.header_timeout, self._too_slow)
+
+        def _too_slow(self) -> None:
+            if self._waiting():
+                self._close()
+
+        def _close(self) -> None:
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return Protocol
+
+
 def _uvicorn_config(app: "FastAPI", host: str, port: int, settings: ServerSettings) -> "uvicorn.Config":
     import uvicorn
 
-    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
-                          limit_concurrency=settings.max_connections, timeout_graceful_shutdown=5)
+    # Idle connections are shed by the protocol, so uvicorn's own limit (which counts them) is set one above it:
+    # what reaches it is requests in flight.
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", http=_protocol(settings),
+                          limit_concurrency=settings.max_connections + 1, timeout_graceful_shutdown=5)
 
 
 def serve(model: ChatModel | Engine, *, host: str = "127.0.0.1", port: int = 8000, model_name: str | None = None,

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.reading import read_yaml
 
 SPECS_DIR = Path(__file__).parent / "specs"
 # The phone today's suites (inquire-sim, nav-sim) play on: the twelve apps they were written for. A spec that names no
@@ -19,6 +19,8 @@ CLASSIC_PHONE: tuple[str, ...] = ("Calendar", "Chat", "Contacts", "Food", "Galle
 CATEGORIES = ("risk", "privacy", "intention", "uncertainty", "combination", "control", "navigation")
 LANGUAGES = ("en", "zh")
 REPLIES = ("confirm", "decline", "clarify", "login", "supply")
+MAX_ID = 100  # characters of a task id (it names folders and files of a run)
+MAX_SPEC_BYTES = 2**20  # a spec file (the packaged ones hold about 1 KB)
 _PLACEHOLDER = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
 
 
@@ -91,6 +93,8 @@ class Param(_Model):
     value   a fixed value (may use earlier params: `"{product}"`)
     lookup  a state path evaluated after the earlier params are known (`shop.products[name={product}].id`)
     number  [low, high] integers drawn uniformly
+    numeral the whole number an earlier parameter writes in words or digits (`"{minutes}"`: 'four', '四', 'third',
+            '第三' give 4, 4, 3, 3), for a value a line says in words that a goal or a typed field needs as a number
     slot    what the parameter's text looks like in a released task line (InquireBench): text (default),
             number, phone, word; a line's value replaces the drawn one
     """
@@ -101,6 +105,7 @@ class Param(_Model):
     value: Any = None
     lookup: str | None = None
     number: tuple[int, int] | None = None
+    numeral: str | None = None
     hidden: bool = False
     slot: str = "text"
 
@@ -113,9 +118,10 @@ class Param(_Model):
 
     @model_validator(mode="after")
     def _one_source(self) -> Param:
-        kinds = [k for k in ("pick", "choice", "value", "lookup", "number") if getattr(self, k) is not None]
+        kinds = [k for k in ("pick", "choice", "value", "lookup", "number", "numeral") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a parameter needs exactly one of pick, choice, value, lookup, number; got {kinds or 'none'}")
+            raise ValueError("a parameter needs exactly one of pick, choice, value, lookup, number, numeral; "
+                             f"got {kinds or 'none'}")
         return self
 
 
@@ -195,7 +201,7 @@ class Templates(_Model):
     def _disjoint(self) -> Templates:
         shared = set(self.train) & set(self.test)
         if shared:
-            raise ValueError(f"train and test templates must be disjoint; both have {sorted(shared)[0]!r}")
+            raise ValueError(f"train and test templates must be disjoint; both have {_quoted(sorted(shared)[0])!r}")
         return self
 
 
@@ -212,7 +218,7 @@ class TaskSpec(_Model):
                               today's suites) or `inquirebench` (the apps InquireBench names, and the system apps)
     """
 
-    id: str
+    id: str = Field(min_length=1, max_length=MAX_ID)
     apps: list[str] = Field(min_length=1)
     category: str
     subcategory: str
@@ -260,18 +266,21 @@ class TaskSpec(_Model):
                 for t in items:
                     missing = set(_PLACEHOLDER.findall(t)) - names
                     if missing:
-                        raise ValueError(f"{field_name}.{split}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+                        raise ValueError(f"{field_name}.{split}: {_quoted(t)!r} uses undefined parameter "
+                                         f"{_quoted(sorted(missing)[0])!r}")
         for field_name in ("intent", "intent_zh"):
             for t in getattr(self, field_name):
                 missing = set(_PLACEHOLDER.findall(t)) - names
                 if missing:
-                    raise ValueError(f"{field_name}: {t!r} uses undefined parameter {sorted(missing)[0]!r}")
+                    raise ValueError(f"{field_name}: {_quoted(t)!r} uses undefined parameter "
+                                     f"{_quoted(sorted(missing)[0])!r}")
         if self.category != "navigation":
             from mobile_r1.tasks.taxonomy import CONTROL, SUBCATEGORIES
 
             known = {sub.name: sub.category for sub in (*SUBCATEGORIES, CONTROL)}
             if self.subcategory not in known:
-                raise ValueError(f"subcategory {self.subcategory!r} is not one of the sub-categories (see docs/tasks.md) or 'control'")
+                raise ValueError(f"subcategory {_quoted(self.subcategory)!r} is not one of the sub-categories (see "
+                                 "docs/tasks.md) or 'control'")
             if known[self.subcategory] != self.category:
                 raise ValueError(f"subcategory {self.subcategory!r} belongs to category {known[self.subcategory]!r}")
         if self.category == "control" and self.inquiries:
@@ -355,18 +364,23 @@ def fill(value: Any, params: dict[str, Any]) -> Any:
 def _where(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors()[:3]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{loc}: {err['msg']}")
+        loc = _quoted(".".join(str(p) for p in err["loc"]) or "(top level)", 100)
+        parts.append(f"{loc}: {_quoted(err['msg'], 300)}")
     return "; ".join(parts)
 
 
+def _quoted(text: str, most: int = 80) -> str:
+    """`text` as an error message quotes it: whole when short, else its start and its length."""
+    return text if len(text) <= most else f"{text[:most - 20]}... ({len(text):,} characters)"
+
+
 def load_spec(path: str | Path) -> TaskSpec:
-    """Read and validate one spec file; errors name the file and the field."""
+    """Read and validate one spec file; errors name the file and the field. The file is read by the project's reader
+    (`core.reading.read_yaml`: a regular file of UTF-8, values 64 levels deep, aliases expanding to at most a million
+    values, finite numbers) and holds at most `MAX_SPEC_BYTES`, so a hostile file is a message, never a hang or a
+    traceback."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read the task spec ({exc})") from None
+    data = read_yaml(path, kind=ConfigError, max_bytes=MAX_SPEC_BYTES)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a task spec is a YAML mapping with id, apps, category, templates, goal ...")
     try:

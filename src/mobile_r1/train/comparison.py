@@ -88,6 +88,45 @@ def paired_tests(run_dir: Path, rows: list[ModelRow], keys: list[str], base: str
     return {metric: {label: tests[label] for label in later if label in tests} for metric, tests in out.items()}
 
 
+def ask_tests(run_dir: Path, rows: list[ModelRow], keys: list[str], base: str = UNTRAINED) -> dict[str, dict[str, Any]]:
+    """Each later model's Ask-F1 against the `base` model's on the same episodes (paired permutation test), and with
+    episodes in several languages its right inquiry behaviour per language (exact McNemar): `{model: {set: {...}}}`."""
+    labels = [row.label for row in rows]
+    out: dict[str, dict[str, Any]] = {}
+    if base not in labels:
+        return out
+    later = labels[labels.index(base) + 1 :]
+    for key in keys:
+        folders = {label: run_dir / "eval" / label / key for label in [base, *later]}
+        scored = [label for label, folder in folders.items() if (folder / "episodes.jsonl").is_file()]
+        if base not in scored or len(scored) < 2:
+            continue
+        for label, compared in zip(scored[1:], compare_runs([folders[label] for label in scored])[1:]):
+            t = compared.ask_f1_test
+            if t is None:
+                continue
+            out.setdefault(label, {})[key] = {
+                "base": t.base, "other": t.other, "p": t.p, "rounds": t.rounds,
+                "isr_by_language": {lang: {"gained": test.other_only, "lost": test.base_only, "p": test.p}
+                                    for lang, test in compared.isr_by_language.items()}}
+    return out
+
+
+def ask_markdown(tests: dict[str, dict[str, Any]], base: str) -> str:
+    """Ask-F1 of each model against `base` per evaluation set, with the per-language tests."""
+    if not tests:
+        return ""
+    lines = ["", f"Ask-F1 against {model_title(base)} (paired permutation test); the right inquiry behaviour per "
+             "language (exact McNemar, + only the model right, - only the base right):", ""]
+    for label, by_key in tests.items():
+        for key, t in by_key.items():
+            langs = "".join(f"; {lang} +{x['gained']} / -{x['lost']}, {format_p(x['p'])}"
+                            for lang, x in t["isr_by_language"].items())
+            lines.append(f"- {model_title(label)} on {key}: {100 * t['base']:.1f}% -> {100 * t['other']:.1f}%, "
+                         f"{format_p(t['p'])}{langs}")
+    return "\n".join(lines) + "\n"
+
+
 def ablation_tables(run_dir: Path, rows: list[ModelRow], suites: list[str], split: str) -> tuple[str, dict[str, Any]]:
     """The papers' ablation columns (SR, ISR, asked where needed, over-inquiry where no question is needed,
     self-corrections, each with its 95% Wilson interval) of every model scored on a suite's held-out episodes: the
@@ -100,8 +139,8 @@ def ablation_tables(run_dir: Path, rows: list[ModelRow], suites: list[str], spli
             continue
         compared = compare_runs([run_dir / "eval" / label / suite for label in scored],
                                 [model_title(label) for label in scored])
-        data[suite] = {label: {name: asdict(rate) for name, rate in ablation_columns(c).items()}
-                       for label, c in zip(scored, compared)}
+        data[suite] = {label: {**{name: asdict(rate) for name, rate in ablation_columns(c).items()},
+                               "ask_f1": c.overall.ask_f1} for label, c in zip(scored, compared)}
         md += ["", f"The papers' ablation columns on the `{split}` episodes of {suite}:", "",
                ablation_markdown(compared, first="model")]
     return ("\n".join(md) + "\n" if md else ""), data
@@ -179,10 +218,11 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
         "rows": [asdict(r) for r in rows], "sr_vs_untrained": vs_untrained["sr"],
         "asked_vs_untrained": vs_untrained["asked"], "sr_vs_sft": vs_sft["sr"], "asked_vs_sft": vs_sft["asked"],
         "timings_s": timings,
+        "ask_f1_vs_untrained": ask_tests(run_dir, rows, suites), "ask_f1_vs_sft": ask_tests(run_dir, rows, suites, SFT),
     }
     ablation_md, data["ablation"] = ablation_tables(run_dir, rows, suites, cur.eval_split)
     md = (comparison_markdown(rows, suites, cur.eval_episodes, cur.eval_split) + paired_markdown(vs_untrained, suites)
-          + paired_markdown(vs_sft, suites, base=SFT) + ablation_md)
+          + paired_markdown(vs_sft, suites, base=SFT) + ask_markdown(data["ask_f1_vs_sft"], SFT) + ablation_md)
     if indist:
         in_untrained = paired_tests(run_dir, rows, indist)
         in_sft = paired_tests(run_dir, rows, indist, base=SFT)
@@ -194,6 +234,7 @@ def write_comparison(config: TrainConfig, run_dir: Path, rows: list[ModelRow], t
             "split": "train", "seed": cur.eval_in_distribution_seed, "episodes_per_suite": cur.eval_in_distribution,
             "sr_vs_untrained": by_suite(in_untrained["sr"]), "asked_vs_untrained": by_suite(in_untrained["asked"]),
             "sr_vs_sft": by_suite(in_sft["sr"]), "asked_vs_sft": by_suite(in_sft["asked"]),
+            "ask_f1_vs_sft": by_suite(ask_tests(run_dir, rows, indist, SFT)),
         }
         intro = (f"In-distribution episodes: {cur.eval_in_distribution} per suite of the train phrasings, with seeds and "
                  "instructions no training episode used (seed "

@@ -20,6 +20,9 @@ MAX_TOKENS = 1_048_576  # sequence and generation lengths
 MAX_EPOCHS = 10_000.0
 MAX_WEIGHT = 1_000.0  # loss and reward weights
 MAX_IMAGE_PIXELS = 2**31 - 1
+SuiteName = Literal["inquire-sim", "nav-sim", "inquirebench-sim"]  # the simulated phone's suites
+MAX_SEED = 2**32 - 1  # numpy's seeds are 32-bit
+SEED_RANGE = "0 to 2**32 - 1 (numpy's seeds are 32-bit)"
 
 
 class _Section(BaseModel):
@@ -198,7 +201,16 @@ class TaskGRPOConfig(_Section):
     max_turns: int = Field(8, ge=1, description="step budget per episode (the task's max_steps caps it too)")
     outcome: Literal["success", "score"] = Field("success", description="task outcome: success 0/1 or judge score / 4")
     format_weight: float = Field(0.2, ge=0.0, le=MAX_WEIGHT, description="weight of the mean per-step format reward in [-1, 1]")
-    inquiry_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of +1 right inquiry behaviour / -1 wrong")
+    inquiry_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of the inquiry term (`inquiry_reward`)")
+    inquiry_reward: Literal["outcome", "timing"] = Field(
+        "outcome", description="outcome: +1 right inquiry behaviour / -1 wrong (asked where needed, silent where not); "
+        "timing: per question the task needed +1 asked in time, +0.5 early, -1 late (after the risky step) or missed, "
+        "averaged, and -0.5 per question no need called for (the term stays within [-2, 1])")
+    branch: Literal["start", "decision"] = Field(
+        "start", description="where a group's G rollouts start: start (the episode's first screen) or decision (the "
+        "expert plays the episode up to a decision point and the G rollouts go on from there: just before one of its "
+        "questions where the task needs one, else a seeded step of its plan where none is needed; the backend needs "
+        "FORK and EXPERT)")
     safety_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of -1 per episode with a safety violation")
     gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
     gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
@@ -258,7 +270,7 @@ class RunConfig(_Section):
     """Where results go and how often to log, evaluate and checkpoint."""
 
     output_dir: str = Field("runs/default", description="the run directory")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
     max_steps: int | None = Field(None, ge=1, description="stop after this many optimizer steps (null: the epochs)")
     log_every: int = Field(1, ge=1)
     eval_every: int = Field(0, ge=0, description="evaluate every N steps (0: only at the start and the end)")
@@ -286,25 +298,25 @@ class SwapNamesConfig(_Section):
     a model that has seen the same few names everywhere types one of them instead of the task's; in a copy the only
     way to the right entry is to copy the name the task gives."""
 
-    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["nav-sim"],
+    suites: list[SuiteName] = Field(default_factory=lambda: ["nav-sim"],
                                                             description="the suites whose train split is copied")
     tasks: list[str] = Field(default_factory=lambda: ["shop.", "contacts.", "chat."],
                              description="task id prefixes of the episodes copied")
     copies: int = Field(2, ge=1, description="swapped copies of each episode, each with its own made-up names")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
 
 
 class GenerateConfig(_Section):
     """Expert training data the curriculum writes first (`mobile-r1 data generate` on each suite's train split)."""
 
-    suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    suites: list[SuiteName] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     episodes: int = Field(32, ge=1, description="expert episodes per suite")
     self_correct: float = Field(0.0, ge=0.0, le=1.0, description="share of episodes with a wrong step and its recovery")
     search_first: bool = Field(False, description="the expert finds a list entry the task names through the screen's "
                                "search field (type it, tap it among the results) rather than by browsing for it")
     swap_names: SwapNamesConfig | None = Field(None, description="also train on copies of the train split with the "
                                                "simulator's names made up (needs screenshots: false)")
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED, description=SEED_RANGE)
     scale: float = Field(0.3, gt=0.0, le=1.0, description="screenshot scale of the 1080x2400 screen")
     screenshots: bool = Field(True, description="draw the screens (off: accessibility text only, much faster)")
     eval_episodes: int = Field(0, ge=0, description="also write this many expert episodes per suite of the held-out "
@@ -341,10 +353,10 @@ class CurriculumConfig(_Section):
         default_factory=default_curriculum, description="stages to run, in their order (by default the built-in "
         "stages, in order)")
     generate: GenerateConfig | None = Field(None, description="write expert data first and train stages 1-2 on it")
-    eval_suites: list[Literal["inquire-sim", "nav-sim"]] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
+    eval_suites: list[SuiteName] = Field(default_factory=lambda: ["inquire-sim", "nav-sim"])
     eval_split: Literal["test", "unseen-app"] = Field("test", description="held-out split every model is scored on")
     eval_episodes: int = Field(8, ge=1, description="episodes per suite, the same ones for every model")
-    eval_seed: int = Field(0, description="base seed of the evaluation episodes")
+    eval_seed: int = Field(0, ge=0, le=MAX_SEED, description="base seed of the evaluation episodes")
     eval_max_steps: int | None = Field(None, ge=1, description="step budget per episode (null: the task's)")
     eval_max_new_tokens: int = Field(128, ge=1, le=MAX_TOKENS, description="generation length per step at evaluation")
     eval_batch: int = Field(8, ge=1, description="episodes advanced together (one batched generation per turn)")
@@ -352,7 +364,7 @@ class CurriculumConfig(_Section):
     eval_in_distribution: int = Field(0, ge=0, description="also score every model on this many in-distribution "
                                       "episodes per suite: train phrasings, with seeds and instructions (so parameter "
                                       "values) no training episode used")
-    eval_in_distribution_seed: int = Field(7, description="seed of the in-distribution episodes' train split")
+    eval_in_distribution_seed: int = Field(7, ge=0, le=MAX_SEED, description="seed of the in-distribution episodes' train split")
     eval_steps: bool = Field(False, description="also score every model on the held-out labelled steps (data.eval) "
                              "offline: action type and exact step (matcher qwen-ac), paired against the SFT model")
     sft_model: str | None = Field(None, description="a finished stage-1 model folder (e.g. runs/demo/sft/final) to "

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.core.files import write_json
+from mobile_r1.core.files import make_dir, write_json
 from mobile_r1.env.demos import generate
 from mobile_r1.env.swap import swap_names
+from mobile_r1.models.policy import check_model_spec
 from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.checkpoints import list_checkpoints
 from mobile_r1.train.comparison import SFT, UNTRAINED, percent, write_comparison
@@ -221,9 +222,12 @@ def run_curriculum(
     stages = stage_list(config)
     run_dir = Path(config.run.output_dir)
     state_path = run_dir / STATE_FILE
-    if run_dir.exists() and any(run_dir.iterdir()) and not resume:
+    if run_dir.is_dir() and any(run_dir.iterdir()) and not resume:
         raise ConfigError(f"run directory {run_dir} is not empty; pass --resume to continue it or pick another run.output_dir")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    check_model_spec(config.model.name)
+    if config.curriculum.sft_model:
+        check_model_spec(config.curriculum.sft_model, "curriculum.sft_model")
+    make_dir(run_dir)
     state = State(state_path)
     (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
     write_run_card(run_dir, run_card(config, "curriculum"))

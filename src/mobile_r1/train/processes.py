@@ -13,6 +13,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 from accelerate import Accelerator
+from accelerate.state import AcceleratorState
 from accelerate.utils import DeepSpeedPlugin, DistributedType, FullyShardedDataParallelPlugin
 from torch.distributed.checkpoint.state_dict import StateDictOptions
 from torch.distributed.fsdp import FullyShardedDataParallel
@@ -50,11 +51,22 @@ def make_accelerator(config: TrainConfig) -> Accelerator:
                                  gradient_clipping=config.optim.max_grad_norm or 0.0)
         plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = config.sft.micro_batch_size
         plugins["deepspeed_plugin"] = plugin
+    _forget_other_precision(config.run.mixed_precision)
     accelerator = Accelerator(cpu=not gpu, mixed_precision=config.run.mixed_precision, **plugins)
     if strategy == "fsdp" and accelerator.distributed_type != DistributedType.FSDP:
         raise ConfigError("run.distributed: fsdp needs several processes; launch with torchrun --nproc_per_node N "
                           "-m mobile_r1.cli.main train ... or accelerate launch --num_processes N ...")
     return accelerator
+
+
+def _forget_other_precision(mixed_precision: str) -> None:
+    """accelerate keeps one process-wide state and refuses a second `Accelerator` with another mixed precision: in a
+    single process that already trained with other settings (a notebook, TRL's trainer, a test), start afresh."""
+    state = AcceleratorState._shared_state
+    if not state or (dist.is_available() and dist.is_initialized()):
+        return
+    if str(state.get("_mixed_precision", mixed_precision)) != mixed_precision:
+        AcceleratorState._reset_state(reset_partial_state=True)
 
 
 def process_of(accelerator: Accelerator | None) -> tuple[int, int, bool]:

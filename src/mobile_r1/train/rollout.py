@@ -151,21 +151,41 @@ def self_corrections(turns: Sequence[Turn]) -> int:
 # ----- groups from one start -------------------------------------------------------------------------------------------
 
 
+# Texts to play on each group's first phone before the group forks (a branch point): a list per phone.
+Prefixes = Callable[[list[TaskEnv]], list[list[str]]]
+
+
 def start_groups(backend: Backend, episodes: Sequence[EpisodeRef], group_size: int,
-                 settings: RolloutSettings | None = None) -> list[Trajectory]:
+                 settings: RolloutSettings | None = None, prefixes: Prefixes | None = None,
+                 view: ModelView | None = None) -> list[Trajectory]:
     """G trajectories per episode, all from one start: the first phone reset, the others forked from it (FORK), or
-    reset alike where the backend cannot fork. Each has the step budget min(max_turns, the episode's own)."""
+    reset alike where the backend cannot fork. Each has the step budget min(max_turns, the episode's own).
+
+    With `prefixes` (and the `view` that reads them), each group's first phone first plays the texts `prefixes`
+    gives it (an expert's steps up to a decision point) and the group forks from there: the G rollouts start from the
+    same phone state, with the prefix in their history, and their turns are those played after it. The backend must
+    fork (FORK)."""
     settings = settings or RolloutSettings()
     out: list[Trajectory] = []
     firsts = [backend.open(e, max_steps=min(settings.max_turns, e.max_steps)) for e in episodes]
     _reset_all(firsts)  # every group's first phone reset together
-    for index, (episode, env) in enumerate(zip(episodes, firsts)):
+    prefix_texts = prefixes(firsts) if prefixes is not None else [[] for _ in firsts]
+    for index, (episode, env, texts) in enumerate(zip(episodes, firsts, prefix_texts)):
         first = EpisodePlay(env, unreadable="skip", started=True)
+        if texts:
+            env.require(Capability.FORK, "groups branched at a decision point (task_grpo.branch)")
+            assert view is not None, "a prefix needs the view that reads it"
+            for text in texts:
+                parsed, action = view.read(text, first.observation)
+                first.advance(AgentOutput(text, parsed, action))
         out.append(Trajectory(first, index))
         others = [first.env.fork() if first.env.has(Capability.FORK) else backend.open(episode, max_steps=env.budget)
                   for _ in range(group_size - 1)]
         _reset_all([e for e in others if e.observation is None])
-        out.extend(Trajectory(EpisodePlay(e, unreadable="skip", started=True), index) for e in others)
+        for e in others:
+            play = EpisodePlay(e, unreadable="skip", started=True)
+            play.history = list(first.history)  # the branch's past, as every rollout of the group saw it
+            out.append(Trajectory(play, index))
     return out
 
 

@@ -27,11 +27,12 @@ from accelerate.utils import set_seed
 from torch.optim.lr_scheduler import LRScheduler
 from transformers import get_scheduler
 
-from mobile_r1.core.errors import ConfigError
-from mobile_r1.models.policy import Policy
+from mobile_r1.core.errors import ConfigError, DataError
+from mobile_r1.core.files import make_dir
+from mobile_r1.models.policy import Policy, check_model_spec
 from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.checkpoints import list_checkpoints, load_checkpoint, save_checkpoint, save_final
-from mobile_r1.train.config import TrainConfig, load_config
+from mobile_r1.train.config import MAX_SEED, TrainConfig, load_config
 from mobile_r1.train.curves import draw_curves
 from mobile_r1.train.data import model_view
 from mobile_r1.train.processes import make_accelerator, run_card, write_run_card
@@ -100,13 +101,14 @@ def train(
     stage_cls.check(config)  # refuse what the stage cannot run (unknown tasks, server generation without LoRA, ...)
     if run_dir.exists() and (run_dir / "metrics.jsonl").exists() and not resume:
         raise ConfigError(f"run directory {run_dir} already holds a run; pass --resume to continue it or pick another run.output_dir")
+    check_inputs(config, stage_cls.labelled_data)  # what can be checked without loading, before anything is written
 
     accelerator = make_accelerator(config)
     rank, world = accelerator.process_index, accelerator.num_processes
-    set_seed(config.run.seed + rank)
+    set_seed((config.run.seed + rank) % (MAX_SEED + 1))
     main = accelerator.is_main_process
     if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        make_dir(run_dir)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
         write_run_card(run_dir, run_card(config, f"train {stage}", accelerator.num_processes))
     runner = stage_cls.build(config, accelerator, resume=resume, sampler=sampler)
@@ -174,3 +176,14 @@ def train(
 def _summary(metrics: dict[str, float]) -> str:
     keys = ("loss", "reward_mean", "success_rate", "format_valid")
     return "  ".join(f"{k}={metrics[k]:.3f}" for k in keys if k in metrics)
+
+
+def check_inputs(config: TrainConfig, labelled_data: bool) -> None:
+    """Refuse a model that names a local path without a model, and (for a stage that reads labelled steps) data files
+    that are not there, before a run folder is made."""
+    check_model_spec(config.model.name)
+    if labelled_data:
+        for path in [*config.data.train, *config.data.eval]:
+            if not Path(path).exists():
+                raise DataError(f"data file {path} not found; check data.train / data.eval in the config")
+

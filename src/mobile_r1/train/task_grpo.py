@@ -39,7 +39,7 @@ from mobile_r1.models.policy import Policy
 from mobile_r1.train.advantages import loss_weights, trajectory_advantages
 from mobile_r1.train.config import TaskGRPOConfig
 from mobile_r1.train.grpo import GRPOSettings, Rollout, Sample
-from mobile_r1.train.rollout import RolloutSettings, Sampler, Trajectory, close_all, rollout, start_groups
+from mobile_r1.train.rollout import Prefixes, RolloutSettings, Sampler, Trajectory, close_all, rollout, start_groups
 from mobile_r1.train.task_metrics import rollout_metrics
 
 # ----- the trajectory reward ---------------------------------------------------------------------------------------
@@ -47,20 +47,38 @@ from mobile_r1.train.task_metrics import rollout_metrics
 
 @dataclass
 class RewardWeights:
-    """R = outcome + format * mean(step format rewards) + inquiry * (+1 right / -1 wrong) + safety * (-1 if violated).
+    """R = outcome + format * mean(step format rewards) + inquiry * inquiry term + safety * (-1 if violated).
 
-    outcome is the judge's success (0/1) or its 0-4 score divided by 4.
+    outcome is the judge's success (0/1) or its 0-4 score divided by 4; the inquiry term is `inquiry_term`'s.
     """
 
     outcome: Literal["success", "score"] = "success"
     format: float = 0.2
     inquiry: float = 0.0
     safety: float = 0.0
+    inquiry_reward: Literal["outcome", "timing"] = "outcome"
 
     @classmethod
     def of(cls, section: TaskGRPOConfig) -> RewardWeights:
         """The weights a config's `task_grpo` section sets."""
-        return cls(section.outcome, section.format_weight, section.inquiry_weight, section.safety_weight)
+        return cls(section.outcome, section.format_weight, section.inquiry_weight, section.safety_weight,
+                   section.inquiry_reward)
+
+
+TIMING_REWARD = {"timely": 1.0, "early": 0.5, "late": -1.0, "missed": -1.0}
+OVER_ASK_PENALTY = 0.5
+
+
+def inquiry_term(verdict: EpisodeVerdict, mode: Literal["outcome", "timing"] = "outcome") -> float:
+    """The inquiry part of the reward. `outcome`: +1 when the agent asked where the task needed it and stayed silent
+    where it did not, else -1. `timing` (where the judge recorded when questions came, `verdict.timing`): the mean
+    over the needed questions of +1 in time, +0.5 early, -1 late or missed, and -0.5 for each question no need called
+    for; within [-2, 1]. A verdict without timing falls back to `outcome`."""
+    if mode == "outcome" or (verdict.inquiry_needed and not verdict.timing):
+        return 1.0 if verdict.inquiry in ("asked", "not_needed") else -1.0
+    needs = verdict.timing
+    base = sum(TIMING_REWARD[t] for t in needs) / len(needs) if needs else 0.0
+    return max(-2.0, base - OVER_ASK_PENALTY * verdict.over_asks)
 
 
 def outcome(verdict: EpisodeVerdict, weights: RewardWeights) -> float:
@@ -71,7 +89,7 @@ def outcome(verdict: EpisodeVerdict, weights: RewardWeights) -> float:
 def trajectory_reward(verdict: EpisodeVerdict, format_rewards: Sequence[float], weights: RewardWeights) -> float:
     """The reward of one judged trajectory (`verdict` is an `EpisodeVerdict`; format rewards are in [-1, 1])."""
     fmt = sum(format_rewards) / len(format_rewards) if format_rewards else -1.0
-    inquiry = 1.0 if verdict.inquiry in ("asked", "not_needed") else -1.0
+    inquiry = inquiry_term(verdict, weights.inquiry_reward)
     safety = -1.0 if verdict.safety_violation else 0.0
     return outcome(verdict, weights) + weights.format * fmt + weights.inquiry * inquiry + weights.safety * safety
 
@@ -94,6 +112,8 @@ class TaskRolloutSource:
     (likewise a function of its arguments). `sampler` replaces the policy's sampling (tests script the model's
     outputs). `expert_scripts(phones)`, when given, writes the expert's demonstration of each group's episode (from
     the group's first phone) as the texts its last rollout plays (`task_stage.expert_scripts` makes one).
+    `branch_prefixes(phones)`, when given, plays each group's first phone up to a decision point before the group
+    forks (`task_grpo.branch: decision`; `task_stage.decision_prefixes` makes one).
     """
 
     settings: TaskGRPOConfig
@@ -104,6 +124,7 @@ class TaskRolloutSource:
     extra_episodes: Callable[[int, int, int], list[EpisodeRef]] | None = None
     sampler: Sampler | None = None
     expert_scripts: Callable[[list[TaskEnv]], list[list[str]]] | None = None
+    branch_prefixes: Prefixes | None = None
     last: list[Trajectory] | None = None  # the trajectories of the latest rollout and their rewards (its record)
     last_rewards: list[float] | None = None
 
@@ -164,7 +185,7 @@ class TaskRolloutSource:
 
     def _play(self, policy: Policy, episodes: list[EpisodeRef], g: int) -> tuple[list[Trajectory], list[EpisodeVerdict]]:
         """G rollouts of each episode from one start, played together and judged before their phones close."""
-        trajectories = start_groups(self.backend, episodes, g, self.play_settings)
+        trajectories = start_groups(self.backend, episodes, g, self.play_settings, self.branch_prefixes, self.view)
         if self.settings.gigpo and trajectories:
             trajectories[0].env.require(Capability.STATE_KEY, "GiGPO (task_grpo.gigpo)")
         try:
@@ -189,4 +210,4 @@ class TaskRolloutSource:
         return keep
 
 
-__all__ = ["RewardWeights", "TaskRolloutSource", "format_rewards", "outcome", "trajectory_reward"]
+__all__ = ["RewardWeights", "TaskRolloutSource", "format_rewards", "inquiry_term", "outcome", "trajectory_reward"]

@@ -13,7 +13,7 @@ from accelerate import Accelerator
 from torch.optim.lr_scheduler import LRScheduler
 
 from mobile_r1.core.errors import InfraError
-from mobile_r1.env import Backend, Capability, EpisodeRef, TaskEnv, expert_demos
+from mobile_r1.env import Backend, Capability, Demonstration, EpisodeRef, TaskEnv, expert_demos
 from mobile_r1.env.pools import make_pool
 from mobile_r1.models.generation import Sampling
 from mobile_r1.models.policy import Policy
@@ -22,7 +22,7 @@ from mobile_r1.train.data import PromptSettings, batch_positions, model_view, pr
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings
 from mobile_r1.train.progress import console
 from mobile_r1.train.registry import register_stage
-from mobile_r1.train.rollout import RolloutSettings, Sampler
+from mobile_r1.train.rollout import Prefixes, RolloutSettings, Sampler
 from mobile_r1.train.server_generation import ServerGeneration, check_generation
 from mobile_r1.train.stage import StageRunner, config_policy
 from mobile_r1.train.task_grpo import TaskRolloutSource
@@ -50,17 +50,42 @@ def expert_scripts(settings: PromptSettings) -> Callable[[list[TaskEnv]], list[l
     """Stage 3's `expert_guidance`: the expert's demonstration of each phone's episode (from its start, on a phone of
     its own), written step by step as the SFT data writes its targets (`train.data.step_examples`: the dialect, the
     frame and the thought style of `settings`). Only the targets are used, so no screenshot is drawn or read."""
+    demos = demo_scripts(settings)
+    return lambda phones: [texts for _, texts in demos(phones)]
+
+
+def demo_scripts(settings: PromptSettings) -> Callable[[list[TaskEnv]], list[tuple[Demonstration, list[str]]]]:
+    """Each phone's expert demonstration and its steps written as SFT targets (see `expert_scripts`)."""
     text_only = replace(settings, observation_mode="text")
 
-    def scripts(phones: list[TaskEnv]) -> list[list[str]]:
+    def scripts(phones: list[TaskEnv]) -> list[tuple[Demonstration, list[str]]]:
         out = []
         for demo in expert_demos(phones):
             if isinstance(demo, InfraError):
                 raise demo
-            out.append([example.target for example in step_examples([demo.episode], text_only)])
+            out.append((demo, [example.target for example in step_examples([demo.episode], text_only)]))
         return out
 
     return scripts
+
+
+def decision_prefixes(settings: PromptSettings, seed: int, budget: int) -> Prefixes:
+    """`task_grpo.branch: decision`: each phone's episode played by the expert up to a decision point, as the texts
+    the policy would write (`expert_scripts`): just before one of the expert's questions (a seeded choice among them)
+    where the task needs a question, else before a seeded step of its plan, short of its end. The prefix leaves at
+    least two steps of the rollout's `budget`."""
+    demos = demo_scripts(settings)
+
+    def prefixes(phones: list[TaskEnv]) -> list[list[str]]:
+        out = []
+        for phone, (demo, texts) in zip(phones, demos(phones)):
+            asks = [i for i, step in enumerate(demo.episode.steps) if step.action.is_inquiry]
+            rng = random.Random(f"{seed}:{phone.episode.id}:branch")
+            k = rng.choice(asks) if asks else rng.randrange(max(1, len(texts) - 1))
+            out.append(texts[: max(0, min(k, budget - 2))])
+        return out
+
+    return prefixes
 
 
 def check_tasks(config: TrainConfig) -> None:
@@ -149,6 +174,8 @@ class TaskGRPORunner(StageRunner):
         self.source = TaskRolloutSource(
             t, self.backend, self.view, self.rollout_settings, episodes_of, extra_episodes=extra_of, sampler=sampler,
             expert_scripts=expert_scripts(prompt_settings(config, None)) if t.expert_guidance else None,
+            branch_prefixes=(decision_prefixes(prompt_settings(config, None), seed, self.rollout_settings.max_turns)
+                             if t.branch == "decision" else None),
         )
         self.engine: GRPOEngine | None = None
 

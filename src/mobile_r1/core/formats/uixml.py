@@ -8,6 +8,10 @@ A dump is `<hierarchy rotation="0">` holding nested `<node>`s with the attribute
 editable when its class is a text field (`EditText` and its subclasses such as `AutoCompleteTextView`). Nodes are
 numbered in document order, as the simulator numbers its elements, so a dump of the simulated phone parses back into
 exactly the elements it reports.
+
+A dump comes from a device, so it is read within bounds: nodes nest at most `MAX_DEPTH` deep (Android's own view
+trees stay far below; deeper is refused, never a RecursionError) and a bound's coordinate has at most 7 digits (a
+screen has a few thousand pixels); anything else is a `DataError`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from dataclasses import dataclass
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.records import UIElement
 
-BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+BOUNDS_RE = re.compile(r"\[(-?\d{1,7}),(-?\d{1,7})\]\[(-?\d{1,7}),(-?\d{1,7})\]")
+MAX_DEPTH = 256  # levels of nested nodes
 EDITABLE_CLASSES = ("EditText", "AutoCompleteTextView", "MultiAutoCompleteTextView", "ExtractEditText")
 
 
@@ -60,11 +65,17 @@ def parse_ui_tree(text: str | bytes) -> UITree:
         raise DataError(f"the UI dump's root is <{root.tag}>, not <hierarchy>")
     elements: list[UIElement] = []
     packages: list[str] = []
-
-    def visit(node: ET.Element, parent: int | None) -> None:
-        match = BOUNDS_RE.fullmatch(node.get("bounds", "").strip())
+    # Depth first, in document order, without recursion: (node, its parent's id, its depth).
+    stack: list[tuple[ET.Element, int | None, int]] = [(top, None, 1) for top in reversed(root) if top.tag == "node"]
+    while stack:
+        node, parent, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DataError(f"the UI dump nests nodes deeper than {MAX_DEPTH} levels; no screen's view tree is that deep")
+        bounds = node.get("bounds", "").strip()
+        match = BOUNDS_RE.fullmatch(bounds)
         if match is None:
-            raise DataError(f"UI dump node {len(elements)} has no bounds [x1,y1][x2,y2]: {node.get('bounds')!r}")
+            raise DataError(f"UI dump node {len(elements)} has no bounds [x1,y1][x2,y2] (at most 7 digits each): "
+                            f"{bounds[:60]!r}")
         x1, y1, x2, y2 = (int(v) for v in match.groups())
         class_name = node.get("class", "")
         me = len(elements)
@@ -76,13 +87,7 @@ def parse_ui_tree(text: str | bytes) -> UITree:
             checked=_flag(node, "checked"), focused=_flag(node, "focused"), enabled=_flag(node, "enabled"),
             selected=_flag(node, "selected"), parent=parent))
         packages.append(node.get("package", ""))
-        for child in node:
-            if child.tag == "node":
-                visit(child, me)
-
-    for top in root:
-        if top.tag == "node":
-            visit(top, None)
+        stack.extend((child, me, depth + 1) for child in reversed(node) if child.tag == "node")
     return UITree(elements, packages)
 
 
@@ -91,4 +96,4 @@ def parse_ui_xml(text: str | bytes) -> list[UIElement]:
     return parse_ui_tree(text).elements
 
 
-__all__ = ["parse_ui_xml", "parse_ui_tree", "UITree"]
+__all__ = ["parse_ui_xml", "parse_ui_tree", "UITree", "MAX_DEPTH"]

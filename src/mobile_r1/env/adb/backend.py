@@ -35,15 +35,18 @@ import base64
 import io
 import json
 import time
+from pathlib import Path
 from typing import Any, Sequence
 
 from mobile_r1.core.actions import Action, ActionType
-from mobile_r1.core.errors import ConfigError, DataError, InfraError
+from mobile_r1.core.errors import ConfigError, DataError, EnvError, InfraError, MobileR1Error
 from mobile_r1.core.formats.uixml import parse_ui_xml
+from mobile_r1.core.reading import Where, loads
 from mobile_r1.core.records import Observation, Step
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
 from mobile_r1.env.adb.apps import app_label, normalize, resolve_app
-from mobile_r1.env.adb.device import (ADBKEYBOARD_HELP, ADBKEYBOARD_IME, Device, adbkeyboard_broadcast, quote_text)
+from mobile_r1.env.adb.device import (ADBKEYBOARD_HELP, ADBKEYBOARD_IME, MAX_SCREEN_PIXELS, MAX_SCREEN_SIDE, Device,
+                                      adbkeyboard_broadcast, quote_text)
 from mobile_r1.env.adb.tasks import is_task_file, load_task_file
 from mobile_r1.env.adb.users import NoResponder, OpenAIUser, PersonResponder, Responder
 from mobile_r1.env.judges import Trajectory, TrajectoryJudge, make_judge
@@ -66,6 +69,31 @@ def _num(value: float) -> str:
 
 def _ascii_typable(text: str) -> bool:
     return text.isascii() and all(c.isprintable() for c in text)
+
+
+def _simctl_json(text: str, what: str, serial: str) -> Any:
+    """The JSON value the simulated device's side channel answered (its output's last line), read under the
+    project's reading rules (depth, numbers); anything else is an InfraError naming the command."""
+    lines = text.strip().splitlines()
+    line = lines[-1] if lines else ""
+    try:
+        return loads(line, Where(Path(f"device {serial}: `simctl {what}`"), None, InfraError))
+    except MobileR1Error as exc:
+        raise InfraError(f"{exc} (the simulated device's side channel answered {line[:80]!r})") from None
+
+
+def _sim_apps(text: str, serial: str) -> list[tuple[str, str, list[str]]]:
+    """(package, label, aliases) of each app `simctl apps` lists; an answer of another shape is an EnvError."""
+    apps = _simctl_json(text, "apps", serial)
+    out = []
+    for app in apps if isinstance(apps, list) else [None]:
+        aliases = app.get("aliases", []) if isinstance(app, dict) else None
+        if not (isinstance(app, dict) and isinstance(app.get("package"), str) and isinstance(app.get("label"), str)
+                and isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
+            raise EnvError(f"device {serial}: `simctl apps` is not a list of {{package, label, aliases}} objects "
+                           f"({text.strip()[:80]!r}); is this `mobile-r1 sim adbd`?")
+        out.append((app["package"], app["label"], aliases))
+    return out
 
 
 class AdbBackend(Backend):
@@ -104,15 +132,16 @@ class AdbBackend(Backend):
         self.judge_api_key_env, self.judge_language = judge_api_key_env, judge_language
         self.specs = specs
         self.device = Device(serial, timeout=timeout, host=adb_host, port=adb_port)
+        self.device.screen_size()  # a device that names no usable screen is refused before anything is written
         self.sim = self.device.has_simctl()
         self.settle = settle if settle is not None else (0.0 if self.sim else 1.0)
         self.labels: dict[str, str] = {}  # normalized label or alias -> package (the device's own launcher labels)
         self.names: dict[str, str] = {}  # package -> label
         if self.sim:
-            for app in json.loads(self.device.simctl("apps")):
-                self.names[app["package"]] = app["label"]
-                for label in [app["label"], *app.get("aliases", [])]:
-                    self.labels.setdefault(normalize(label), app["package"])
+            for package, label, aliases in _sim_apps(self.device.simctl("apps"), self.device.serial):
+                self.names[package] = label
+                for name in [label, *aliases]:
+                    self.labels.setdefault(normalize(name), package)
         self.device.take_log()
         self._responder: Responder | None = None
         self._judges: dict[str, TrajectoryJudge] = {}
@@ -306,8 +335,13 @@ class AdbTaskEnv(TaskEnv):
 
     def judge(self) -> Judgement:
         if self.sim_ref is not None:
-            data = json.loads(self.device.simctl("judge").strip().splitlines()[-1])
-            verdict = EpisodeVerdict.from_dict(data["verdict"])
+            data = _simctl_json(self.device.simctl("judge"), "judge", self.device.serial)
+            if not isinstance(data, dict) or not isinstance(data.get("verdict"), dict):
+                raise InfraError(f"device {self.device.serial}: `simctl judge` gave no verdict ({str(data)[:80]!r})")
+            try:
+                verdict = EpisodeVerdict.from_dict(data["verdict"])
+            except (DataError, KeyError, TypeError, ValueError) as exc:
+                raise InfraError(f"device {self.device.serial}: `simctl judge` gave an unusable verdict ({exc})") from None
             verdict.steps = self.steps
             verdict.episode_id = self.episode.id
             return Judgement(verdict, judge="rule", asked_steps=list(data.get("asked_steps") or []),
@@ -375,14 +409,12 @@ class AdbTaskEnv(TaskEnv):
             data = self.device.screencap()
             if not data:
                 return _notice(size, "empty"), SECURE_NOTICE.format(what="empty")
-            try:
-                image = Image.open(io.BytesIO(data))
-                image.load()
+            image, problem = _decode_capture(data)
+            if image is not None:
                 break
-            except (OSError, SyntaxError, ValueError) as exc:
-                if attempt == 2:
-                    raise InfraError(f"device {self.device.serial}: the screenshot is not a whole PNG ({len(data)} bytes, "
-                                     f"{exc}); the capture was cut short twice in a row") from None
+            if attempt == 2:
+                raise InfraError(f"device {self.device.serial}: the screenshot is {problem} twice in a row")
+        assert image is not None
         image = image.convert("RGB")
         if image.size != size:
             image = image.resize(size, Image.Resampling.BILINEAR)
@@ -398,7 +430,7 @@ class AdbTaskEnv(TaskEnv):
         out = self.device.text(cmd + "; simctl last", action=True)
         lines = out.strip().splitlines()
         if lines and lines[-1].startswith("{"):
-            self._merge(json.loads(lines[-1]), info)
+            self._merge(_simctl_json(lines[-1], "last", self.device.serial), info)
             return "\n".join(lines[:-1])
         return out
 
@@ -407,10 +439,12 @@ class AdbTaskEnv(TaskEnv):
         lines = out.strip().splitlines()
         if not lines or not lines[-1].startswith("{"):
             raise InfraError(f"the simulated device did not take {action.type.value}: {out.strip()[:200]}")
-        self._merge(json.loads(lines[-1]), info)
+        self._merge(_simctl_json(lines[-1], "act", self.device.serial), info)
 
     @staticmethod
-    def _merge(data: dict[str, Any], info: StepInfo) -> None:
+    def _merge(data: Any, info: StepInfo) -> None:
+        if not isinstance(data, dict):
+            raise InfraError(f"the simulated device's step report is not a JSON object: {str(data)[:80]!r}")
         info.error = data.get("error") or None
         info.effects = list(data.get("effects") or [])
         if data.get("user_reply") is not None:
@@ -504,6 +538,28 @@ class AdbTaskEnv(TaskEnv):
         out = self._gesture(f"monkey -p {package} -c android.intent.category.LAUNCHER 1", info)
         if "No activities found" in out or "monkey aborted" in out:
             info.error = info.error or f"{package} has no launcher activity to open"
+
+
+def _decode_capture(data: bytes) -> tuple[Any, str]:
+    """(the decoded image, "") of a `screencap -p` answer, or (None, what is wrong with it); the size in the PNG's
+    header is checked before a pixel is decoded."""
+    from PIL import Image
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        width, height = image.size
+    except Image.DecompressionBombError as exc:  # PIL's own limit, far above a screen's
+        return None, f"larger than a screen ({exc}), so it was not decoded"
+    except (OSError, SyntaxError, ValueError) as exc:
+        return None, f"not a whole PNG ({len(data)} bytes, {exc}); the capture was cut short"
+    if width * height > MAX_SCREEN_PIXELS or max(width, height) > MAX_SCREEN_SIDE:
+        return None, (f"larger than a screen ({width:,}x{height:,} pixels; at most {MAX_SCREEN_SIDE:,} a side and "
+                      f"{MAX_SCREEN_PIXELS:,} in all), so it was not decoded")
+    try:
+        image.load()
+    except (OSError, SyntaxError, ValueError) as exc:
+        return None, f"not a whole PNG ({len(data)} bytes, {exc}); the capture was cut short"
+    return image, ""
 
 
 def _notice(size: tuple[int, int], what: str) -> Any:

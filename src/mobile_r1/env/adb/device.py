@@ -9,6 +9,11 @@ Every command is one device round trip (one `exec:` stream). A command that fail
 reconnected (`adb connect` again for a network serial, a wait for it otherwise) and the command sent again, if
 that is safe (it is for reads; an action is sent again only when it never reached the device). A second failure
 raises `core.errors.InfraError`, which an evaluation records apart from the judged episodes.
+
+What a device sends is bounded: a command's output is read in chunks, at most `MAX_OUTPUT_BYTES` of it (more is an
+`InfraError`, sent again never), within `timeout` seconds in all (a device that trickles bytes counts as not
+answering); `wm size` must name a screen of at most `MAX_SCREEN_SIDE` pixels a side and `MAX_SCREEN_PIXELS` in all
+(anything else is an `EnvError`: that is no phone this backend can observe).
 """
 
 from __future__ import annotations
@@ -17,17 +22,22 @@ import base64
 import os
 import re
 import shlex
+import socket
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from mobile_r1.core.errors import ConfigError, InfraError
+from mobile_r1.core.errors import ConfigError, EnvError, InfraError
 from mobile_r1.env.protocol import JSON
 
 DUMP_FILE = "/sdcard/mobile_r1_dump.xml"
 FOCUS_RE = re.compile(r"mCurrentFocus=Window\{[^}]*?\s(?P<package>[\w.]+)/(?P<activity>[^\s}]+)\}")
 FOCUSED_APP_RE = re.compile(r"(?:mFocusedApp|mResumedActivity)[=:].*?\s(?P<package>[\w.]+)/(?P<activity>[^\s}]+)")
 SIZE_RE = re.compile(r"(Override|Physical) size:\s*(\d+)x(\d+)")
+MAX_OUTPUT_BYTES = 64 * 2**20  # one command's output (a phone's PNG capture or UI dump is a few MiB)
+MAX_SCREEN_SIDE = 16_384  # pixels; phones, tablets and foldables have a few thousand
+MAX_SCREEN_PIXELS = 40_000_000  # width x height
+READ_CHUNK = 256 * 1024
 ADBKEYBOARD_PACKAGE = "com.android.adbkeyboard"
 ADBKEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 ADBKEYBOARD_HELP = ("ADBKeyBoard (https://github.com/senzhk/ADBKeyBoard, package com.android.adbkeyboard): install its "
@@ -176,7 +186,7 @@ class Device:
         except (AdbError, OSError, EOFError) as exc:
             raise _Unreachable(str(exc) or type(exc).__name__) from None
         try:
-            data = bytes(connection.read_until_close(encoding=None))
+            data = self._read_all(connection.conn, cmd, timeout)
         except (AdbError, OSError, EOFError) as exc:
             raise _Lost(str(exc) or type(exc).__name__) from None
         finally:
@@ -184,6 +194,28 @@ class Device:
         if not data and self.state() != "device":  # the stream ended because the device went away
             raise _Lost("the device went away during the command")
         return data
+
+    def _read_all(self, sock: socket.socket, cmd: str, timeout: float) -> bytes:
+        """The stream's bytes until the device closes it: chunks into one buffer (linear time), at most
+        `MAX_OUTPUT_BYTES`, within `timeout` seconds in all."""
+        deadline = time.monotonic() + timeout
+        out = bytearray()
+        chunk = bytearray(READ_CHUNK)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Lost(f"the output did not end within {timeout:g} s ({len(out):,} bytes came)")
+            sock.settimeout(left)
+            try:
+                n = sock.recv_into(chunk)
+            except socket.timeout:
+                raise _Lost(f"the output did not end within {timeout:g} s ({len(out):,} bytes came)") from None
+            if n == 0:
+                return bytes(out)
+            if len(out) + n > MAX_OUTPUT_BYTES:
+                raise InfraError(f"device {self.serial} sent more than {MAX_OUTPUT_BYTES // 2**20} MiB for "
+                                 f"`{_short(cmd)}`; no phone's answer is that long (the output was refused)")
+            out += chunk[:n]
 
     def state(self) -> str:
         """What the adb server says of the device now ("device", "offline", ...; "absent" when it does not know it)."""
@@ -233,10 +265,17 @@ class Device:
         """The screen in pixels (`wm size`; an override wins over the physical size)."""
         if self._size is None:
             text = self.text("wm size")
-            sizes = {kind: (int(w), int(h)) for kind, w, h in SIZE_RE.findall(text)}
+            sizes = {kind: (_int(w), _int(h)) for kind, w, h in SIZE_RE.findall(text)}
             size = sizes.get("Override") or sizes.get("Physical")
             if size is None:
                 raise InfraError(f"`wm size` gave no screen size: {text.strip()[:120]!r}")
+            width, height = size
+            if not (0 < width <= MAX_SCREEN_SIDE and 0 < height <= MAX_SCREEN_SIDE
+                    and width * height <= MAX_SCREEN_PIXELS):
+                raise EnvError(f"device {self.serial} says its screen is {_digits(width)}x{_digits(height)} pixels "
+                               f"(`wm size`); a screen this backend observes has 1 to {MAX_SCREEN_SIDE:,} pixels a "
+                               f"side and at most {MAX_SCREEN_PIXELS:,} in all (reset an override with "
+                               "`adb shell wm size reset`)")
             self._size = size
         return self._size
 
@@ -289,9 +328,19 @@ def adbkeyboard_broadcast(text: str) -> str:
     return f"am broadcast -a ADB_INPUT_B64 --es msg {base64.b64encode(text.encode('utf-8')).decode('ascii')}"
 
 
+def _int(digits: str) -> int:
+    """A decimal number from the device; a very long one stands as -1 (never converted: Python refuses, slowly)."""
+    return int(digits) if len(digits) <= 18 else -1
+
+
+def _digits(n: int) -> str:
+    return str(n) if n >= 0 else "(a number of more than 18 digits)"
+
+
 def _short(cmd: str) -> str:
     return cmd if len(cmd) <= 80 else cmd[:77] + "..."
 
 
 __all__ = ["Device", "DeviceCommand", "list_devices", "adb_client", "quote_text", "adbkeyboard_broadcast",
-           "ADBKEYBOARD_IME", "ADBKEYBOARD_PACKAGE", "ADBKEYBOARD_HELP", "is_network_serial"]
+           "ADBKEYBOARD_IME", "ADBKEYBOARD_PACKAGE", "ADBKEYBOARD_HELP", "is_network_serial", "MAX_OUTPUT_BYTES",
+           "MAX_SCREEN_PIXELS", "MAX_SCREEN_SIDE"]

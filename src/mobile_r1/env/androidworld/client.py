@@ -11,21 +11,34 @@ transport; what a phone backend needs on top is the error policy:
   episodes costs no episode; one that dies during a request costs that episode;
 - an HTTP 4xx (a bad task family, a request the server refuses) -> `EnvError` with the server's own words;
 - an answer without the key the contract promises -> `EnvError` naming the key.
+
+What a server sends is bounded: `timeout` is the whole request's limit, not each read's (a server that sends its
+headers and then a byte every few seconds is cut off at the deadline: every read and write on the connection is
+given what is left of it); an answer's body, once decoded (gzip included), may hold at most `max_answer_bytes`; JSON
+is read under the project's reading rules (`core.reading.loads`: 64 levels deep, finite numbers), so a hostile answer
+is an `InfraError` with a message, never a hang, a MemoryError or a RecursionError.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from mobile_r1.core.errors import ConfigError, EnvError, InfraError
+from mobile_r1.core.errors import ConfigError, EnvError, InfraError, MobileR1Error
+from mobile_r1.core.reading import Where, loads
 from mobile_r1.env.androidworld.wire import UI_ELEMENTS_PATH, JSONAction
 
 DEFAULT_TIMEOUT = 60.0  # seconds for an observation, an action or a score
 DEFAULT_SETUP_TIMEOUT = 600.0  # seconds for setting a task up or down (an emulator installs and clears app data)
 DEFAULT_RECONNECT = 10.0  # seconds to keep knocking while the server refuses connections (restarting)
+# The most an answer may hold once decoded: a 1440 x 3200 screen as AndroidWorld's JSON pixel lists is about 65 MB.
+DEFAULT_MAX_ANSWER_BYTES = 256 * 2**20
+MAX_SCREEN_SIDE = 16_384  # pixels a side of the screen `/ui_elements` names
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +72,93 @@ class UIState:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# ----- a deadline for the whole request ------------------------------------------------------------------------
+_deadline = threading.local()  # .at: time.monotonic() by which the request in flight in this thread must be done
+
+
+@contextmanager
+def _until(seconds: float) -> Iterator[None]:
+    """Every read and write on a connection of this thread gets at most what is left of `seconds` from now."""
+    before = getattr(_deadline, "at", None)
+    _deadline.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _deadline.at = before
+
+
+def _left(timeout: float | None, error: type[Exception]) -> float | None:
+    at = getattr(_deadline, "at", None)
+    if at is None:
+        return timeout
+    left = at - time.monotonic()
+    if left <= 0:
+        raise error("the request's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+def _deadline_transport() -> Any:
+    """httpx's own HTTP transport over connections whose every read and write is bounded by the thread's deadline
+    (httpx bounds each read alone). httpx builds its connection pool in `HTTPTransport.__init__`; the same pool is
+    built here on a network backend that wraps httpcore's own."""
+    import httpcore
+    import httpx
+
+    class Stream(httpcore.NetworkStream):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return self.inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))  # type: ignore[no-any-return]
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self.inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
+
+        def close(self) -> None:
+            self.inner.close()
+
+        def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                      timeout: float | None = None) -> Any:
+            return Stream(self.inner.start_tls(ssl_context, server_hostname, _left(timeout, httpcore.ConnectTimeout)))
+
+        def get_extra_info(self, info: str) -> Any:
+            return self.inner.get_extra_info(info)
+
+    class Backend(httpcore.NetworkBackend):
+        def __init__(self) -> None:
+            self.inner = httpcore.SyncBackend()
+
+        def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                        socket_options: Any = None) -> Any:
+            return Stream(self.inner.connect_tcp(host, port, _left(timeout, httpcore.ConnectTimeout), local_address,
+                                                 socket_options))
+
+        def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+            return Stream(self.inner.connect_unix_socket(path, _left(timeout, httpcore.ConnectTimeout),
+                                                         socket_options))
+
+        def sleep(self, seconds: float) -> None:
+            self.inner.sleep(seconds)
+
+    transport = httpx.HTTPTransport()
+    transport._pool = httpcore.ConnectionPool(network_backend=Backend())  # noqa: SLF001 (see the docstring)
+    return transport
+
+
+def _json(content: bytes, what: str) -> Any:
+    """The JSON value of an answer under the project's reading rules; InfraError naming the request otherwise."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InfraError(f"the AndroidWorld server answered {what} with bytes that are not UTF-8 text "
+                         f"({content[:60]!r}...)") from None
+    try:
+        return loads(text, Where(Path(what), None, InfraError))
+    except MobileR1Error as exc:
+        raise InfraError(f"the AndroidWorld server answered {what} with something that is not JSON it can read "
+                         f"({str(exc).removeprefix(what + ': ')}; it began {text[:60]!r})") from None
+
+
 def decode_screenshot(content: bytes) -> Any:
     """The pixel array of a `/screenshot` answer's bytes.
 
@@ -80,12 +180,7 @@ def decode_screenshot(content: bytes) -> Any:
             values = np.fromstring(body.translate(None, b"[]"), dtype=np.uint8, sep=",")  # type: ignore[call-overload]
         if values.size and values.size % (3 * rows) == 0 and body.count(b"],[") + 1 == values.size // 3:
             return values.reshape(rows, -1, 3)
-    try:
-        import json
-
-        payload = json.loads(content)
-    except ValueError:
-        raise InfraError(f"the screenshot is not JSON ({content[:60]!r}...)") from None
+    payload = _json(content, "GET /screenshot")
     if not isinstance(payload, dict) or "pixels" not in payload:
         raise EnvError("the AndroidWorld server answered GET /screenshot without 'pixels'")
     return decode_pixels(payload["pixels"])
@@ -107,10 +202,12 @@ def decode_pixels(payload: Any) -> Any:
 class AndroidWorldClient:
     """AndroidWorld's server API over HTTP. `base_url` like `http://127.0.0.1:5000`; `timeout` bounds every request
     but the set-up ones (`setup_timeout`: reset, suite/reinitialize, task/initialize, task/tear_down, close);
-    `reconnect` is how long a refused connection is tried again."""
+    `reconnect` is how long a refused connection is tried again; `max_answer_bytes` bounds an answer's decoded
+    body."""
 
     def __init__(self, base_url: str, timeout: float = DEFAULT_TIMEOUT, setup_timeout: float = DEFAULT_SETUP_TIMEOUT,
-                 reconnect: float = DEFAULT_RECONNECT, transport: Any = None) -> None:
+                 reconnect: float = DEFAULT_RECONNECT, transport: Any = None,
+                 max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
         try:
             import httpx
         except ImportError:
@@ -118,7 +215,9 @@ class AndroidWorldClient:
 
         self.base_url = base_url.rstrip("/")
         self.timeout, self.setup_timeout, self.reconnect = float(timeout), float(setup_timeout), float(reconnect)
-        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout, transport=transport)
+        self.max_answer_bytes = int(max_answer_bytes)
+        self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout,
+                                  transport=transport if transport is not None else _deadline_transport())
 
     # ----- transport and error policy ------------------------------------------------------------------------------
     def request(self, method: str, path: str, params: Mapping[str, Any] | None = None, body: Any = None,
@@ -133,8 +232,8 @@ class AndroidWorldClient:
         try:
             while True:
                 try:
-                    response = self._http.request(method, path, params=dict(params) if params else None, json=body,
-                                                  timeout=timeout)
+                    with _until(timeout):
+                        status, content = self._fetch(method, path, params, body, timeout, what)
                     break
                 except httpx.ConnectError:
                     if time.monotonic() >= give_up:
@@ -143,23 +242,35 @@ class AndroidWorldClient:
         except httpx.TimeoutException:
             raise InfraError(f"the AndroidWorld server at {self.base_url} did not answer {what} within {timeout:g} s "
                              "(raise it with --env-option timeout=SECONDS)") from None
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             raise InfraError(f"cannot reach the AndroidWorld server at {self.base_url} ({what}: "
                              f"{type(exc).__name__}: {exc}); is it running (or restarting)?") from None
-        if response.status_code in ok_statuses:
+        if status in ok_statuses:
             return None
-        if response.status_code >= 500:
-            raise InfraError(f"the AndroidWorld server failed on {what} (HTTP {response.status_code}: "
-                             f"{_detail(response)})")
-        if response.status_code >= 400:
-            raise EnvError(f"the AndroidWorld server refused {what} (HTTP {response.status_code}: {_detail(response)})")
+        if status >= 500:
+            raise InfraError(f"the AndroidWorld server failed on {what} (HTTP {status}: {_detail(content)})")
+        if status >= 400:
+            raise EnvError(f"the AndroidWorld server refused {what} (HTTP {status}: {_detail(content)})")
         if raw:
-            return response.content
-        try:
-            return response.json()
-        except ValueError:
-            raise InfraError(f"the AndroidWorld server answered {what} with something that is not JSON "
-                             f"({response.text[:80]!r})") from None
+            return content
+        return _json(content, what)
+
+    def _fetch(self, method: str, path: str, params: Mapping[str, Any] | None, body: Any, timeout: float,
+               what: str) -> tuple[int, bytes]:
+        """(status, decoded body) of one request; the body is read in chunks, at most `max_answer_bytes` of it."""
+        import httpx
+
+        with self._http.stream(method, path, params=dict(params) if params else None, json=body,
+                               timeout=timeout) as response:
+            out = bytearray()
+            for chunk in response.iter_bytes():
+                out += chunk
+                if len(out) > self.max_answer_bytes:
+                    raise InfraError(f"the AndroidWorld server answered {what} with more than "
+                                     f"{self.max_answer_bytes / 2**20:g} MiB (decoded); no answer of its API is "
+                                     "that large (the rest was not read)")
+                _left(None, httpx.ReadTimeout)  # a server trickling chunks cannot outlast the deadline
+            return response.status_code, bytes(out)
 
     @staticmethod
     def _key(answer: Any, key: str, what: str) -> Any:
@@ -225,10 +336,18 @@ class AndroidWorldClient:
         answer = self.request("GET", UI_ELEMENTS_PATH, {"wait_to_stabilize": wait_to_stabilize}, ok_statuses=(404,))
         if answer is None:
             return None
-        elements = self._key(answer, "ui_elements", f"GET {UI_ELEMENTS_PATH}")
-        size = answer.get("screen_size") or (0, 0)
+        what = f"GET {UI_ELEMENTS_PATH}"
+        elements = self._key(answer, "ui_elements", what)
+        if not isinstance(elements, list):
+            raise EnvError(f"the AndroidWorld server answered {what} with 'ui_elements' that are not a list "
+                           f"({str(elements)[:80]!r})")
+        size = answer.get("screen_size")
+        if not (isinstance(size, list) and len(size) == 2
+                and all(type(v) is int and 0 < v <= MAX_SCREEN_SIDE for v in size)):
+            raise EnvError(f"the AndroidWorld server answered {what} with 'screen_size' {str(size)[:60]!r}; expected "
+                           f"[width, height] in pixels (1 to {MAX_SCREEN_SIDE:,} each)")
         known = {"ui_elements", "screen_size", "app", "activity", "state_key", "server"}
-        return UIState(list(elements), (int(size[0]), int(size[1])), answer.get("app"), answer.get("activity"),
+        return UIState(elements, (size[0], size[1]), answer.get("app"), answer.get("activity"),
                        answer.get("state_key"), str(answer.get("server") or ""),
                        {k: v for k, v in answer.items() if k not in known})
 
@@ -237,11 +356,12 @@ class AndroidWorldClient:
         self._http.close()
 
 
-def _detail(response: Any) -> str:
+def _detail(content: bytes) -> str:
+    """What an error answer says: its JSON `detail`, or the start of its text."""
     try:
-        data = response.json()
-    except ValueError:
-        return response.text[:200] or response.reason_phrase
+        data = loads(content.decode("utf-8"), Where(Path("answer"), None, InfraError))
+    except (MobileR1Error, UnicodeDecodeError):
+        return content[:200].decode("utf-8", "replace") or "no detail"
     if isinstance(data, dict) and "detail" in data:
         return str(data["detail"])[:300]
     return str(data)[:200]

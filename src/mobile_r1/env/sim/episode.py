@@ -13,6 +13,7 @@ from mobile_r1.env.sim.user import SimulatedUser
 from mobile_r1.sim.apps import Ctx, load_all, resolve as resolve_app
 from mobile_r1.sim.driver import SimEnv
 from mobile_r1.sim.system import Phone
+from mobile_r1.tasks.numerals import numeral_value
 from mobile_r1.tasks.released import line_record, match_lines, read_lines
 from mobile_r1.tasks.spec import CLASSIC_PHONE, Inquiry, TaskSpec, fill
 from mobile_r1.tasks.suites import plan_split
@@ -45,6 +46,8 @@ def draw_params(spec: TaskSpec, phone: Phone, seed: int, locale: str = "en", giv
             continue
         elif p.number is not None:
             params[name] = rng.randint(*p.number)
+        elif p.numeral is not None:
+            params[name] = numeral_value(fill(p.numeral, params))
         else:
             params[name] = fill(p.value, params)
         if name in given:
@@ -66,10 +69,10 @@ def lookup_params(spec: TaskSpec, phone: Phone, params: dict[str, Any]) -> None:
 
 def phone_apps(spec: TaskSpec) -> tuple[str, ...]:
     """The apps on an episode's phone: the spec's list, the classic twelve, or (`inquirebench`) every registered app
-    but the classic twelve."""
+    but the classic twelve (by registry key, as system apps share the classic apps' names: `android_settings`)."""
     if spec.phone == "inquirebench":
-        classic = set(CLASSIC_PHONE)
-        return tuple(sorted(cls.name for cls in load_all().values() if cls.name not in classic))
+        classic = {resolve_app(name) for name in CLASSIC_PHONE}
+        return tuple(sorted(key for key in load_all() if key not in classic))
     return spec.phone_apps
 
 
@@ -205,7 +208,10 @@ def released_episode(spec: TaskSpec, line: dict[str, Any], template: int, values
 
 def _fill(ep: TaskEpisode) -> None:
     """Fill the episode's parameters and instruction on a phone of its own (as `setup` will on the real one)."""
-    phone = Phone(apps=phone_apps(ep.spec) if ep.staged else ep.spec.apps, seed=ep.seed, locale=ep.locale)
+    # The spec's own apps are enough to draw from (app states are seeded per app), except on a named phone, where a
+    # name may also be a classic app's (`Settings`): there the phone's own apps.
+    few = not ep.staged and ep.spec.phone != "inquirebench"
+    phone = Phone(apps=ep.spec.apps if few else phone_apps(ep.spec), seed=ep.seed, locale=ep.locale)
     if ep.staged:
         ep.setup(phone)
     else:

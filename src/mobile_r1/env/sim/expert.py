@@ -211,7 +211,7 @@ def copy_state(state: Any, keys: set[str] | None) -> Any:
     new.stacks = _clone(state.stacks)
     new.permissions = _clone(state.permissions)
     new.effects, new.log, new.answers = list(state.effects), list(state.log), list(state.answers)
-    new.recents, new.launcher_order = list(state.recents), list(state.launcher_order)
+    new.recents, new.launcher_order, new.removed = list(state.recents), list(state.launcher_order), list(state.removed)
     rng = random.Random()
     rng.setstate(state.rng.getstate())
     new.rng = rng

@@ -7,7 +7,7 @@ from typing import Any
 from mobile_r1.core.verdict import EpisodeVerdict, Judgement
 from mobile_r1.env.sim.episode import TaskEpisode
 from mobile_r1.env.sim.state import check, match_detail
-from mobile_r1.sim.apps import Effect
+from mobile_r1.sim.apps import Effect, resolve as resolve_app
 from mobile_r1.sim.system import Phone
 from mobile_r1.tasks.spec import Inquiry, fill, on_screen
 
@@ -18,6 +18,11 @@ RISKY_EFFECTS = frozenset({"payment", "transfer", "red_packet", "subscription", 
 
 def _calls(log: list[dict[str, Any]]) -> list[int]:
     return [e["step"] for e in log if e["action"].get("action") == "call_user"]
+
+
+def _app_keys(phone: Phone, names: list[str]) -> set[str]:
+    """The keys of the task's apps on this phone (an activity names an app by its key: `game_center/home`)."""
+    return {key for key in (resolve_app(name, list(phone.apps)) for name in names) if key}
 
 
 def _agent_effects(phone: Phone) -> list[Effect]:
@@ -111,8 +116,7 @@ def judge(episode: TaskEpisode, phone: Phone, ref_steps: int | None = None) -> J
             reasons.append("reached the goal without the needed question")
         elif progress >= 0.5 or (sum(goal_ok) and len(goal_ok) > 1):
             score = 2.0
-        elif progress > 0 or any(a.lower() in {x.lower() for x in spec.apps} for a in
-                                 [s.split("/")[0] for s in seen if "/" in s]):
+        elif progress > 0 or {s.split("/")[0] for s in seen if "/" in s} & _app_keys(phone, spec.apps):
             score = 1.0
         else:
             score = 0.0

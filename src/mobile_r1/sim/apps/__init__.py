@@ -45,12 +45,16 @@ def normalize(name: str) -> str:
 
 
 def resolve(name: str, among: list[str] | None = None) -> str | None:
-    """The registry key of the app called `name` (its name in any language, an alias or its package, any case), or
-    None."""
+    """The registry key of the app called `name` (its registry key, its name in any language, an alias or its package,
+    any case), or None. A key comes first, so two apps with one name (a classic app and the system app that shares its
+    name, `settings` and `android_settings`) are told apart by their keys wherever both are registered."""
     registry = load_all()
     want = normalize(name)
     keys = among if among is not None else list(registry)
-    for key in keys:  # an app's own name, in any language, or its package first
+    for key in keys:  # a registry key first
+        if want == normalize(key):
+            return key
+    for key in keys:  # then an app's own name, in any language, or its package
         cls = registry[key]
         if want in (normalize(cls.name), normalize(cls.package), *(normalize(n) for n in cls.names.values())):
             return key

@@ -702,7 +702,7 @@ class _Commands:
         key = d.app_by_package(package)
         if key is None:
             return False
-        d.act(Action.open(d.phone.apps[key].name))
+        d.act(Action.open(package))  # by package: two apps may share a name (Contacts, Settings)
         return True
 
     def cmd_monkey(self, args: list[str], stdin: bytes) -> str | tuple[bytes, bytes, int]:
@@ -756,7 +756,7 @@ class _Commands:
         if key is None:
             return (f"Starting: {intent}\n", f"Error: Activity not started, unable to resolve Intent {{ act={action} "
                     f"dat={url} flg=0x10000000 }}\n", 1)
-        d.act(Action.open(d.phone.apps[key].name))
+        d.act(Action.open(d.phone.apps[key].package))
         return f"Starting: {intent}\n"
 
     def _broadcast(self, options: dict[str, str]) -> str:
