@@ -32,3 +32,9 @@ def test_project_error_prints_one_clean_line() -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: unknown reward preset 'nope'")
+
+
+def test_eval_help_names_the_ray_extra_as_pip_takes_it(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["eval", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "pip install 'mobile-r1[ray]'" in out

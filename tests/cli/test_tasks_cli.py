@@ -218,3 +218,16 @@ def test_bad_specs_are_file_and_field_errors(tmp_path: Path, capsys) -> None:  #
     assert "notes.pin" in err and "already used" in err
     assert main(["sim", "tasks", "--specs-only"]) == 2
     assert "--specs DIR" in capsys.readouterr().err
+
+
+def test_sim_check_of_the_released_suite_names_the_lines_no_template_plays_yet(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The inquirebench-sim test split is the released lines a template plays; the others are named, never played."""
+    from mobile_r1.env.sim import SimBackend
+
+    assert main(["sim", "check", "--suite", "inquirebench-sim", "--split", "test", "--limit", "2", "--json"]) == 0
+    lines = json.loads(capsys.readouterr().out)["summary"]["released_lines"]
+    assert lines["total"] == 190 and lines["played"] + len(lines["unplayed"]) == 190
+    refs = SimBackend(render=False).episodes("inquirebench-sim", split="test")
+    assert len(refs) == lines["played"]
+    played = {f"{Path(str(r.meta['line']['file'])).name}:{r.meta['line']['line']}" for r in refs}
+    assert not played & set(lines["unplayed"])

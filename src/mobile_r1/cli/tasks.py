@@ -74,6 +74,15 @@ def check(
                              total=lambda n: bar.update(job, total=n), specs=str(specs) if specs else None,
                              specs_only=specs_only)
     summary = report.summary()
+    unplayed: list[str] = []
+    if split == "test" and suite == "inquirebench-sim" and not specs:  # the released lines no template plays yet
+        from mobile_r1.tasks.released import packaged_files, playable_lines, read_lines
+        from mobile_r1.tasks.spec import load_task_specs
+
+        lines = [line for path in packaged_files() for line in read_lines(path)]
+        unplayed = [f"{Path(line.path).name}:{line.number}" for line in playable_lines(
+            lines, [s for s in load_task_specs() if s.suite == suite])[1]]
+        summary["released_lines"] = {"total": len(lines), "played": len(lines) - len(unplayed), "unplayed": unplayed}
     bad = [e for e in report.episodes if e.problems or not e.success
            or (e.needs_inquiry and e.inquiry != "asked") or (not e.needs_inquiry and e.over_asks)]
     if as_json:
@@ -89,6 +98,10 @@ def check(
                       f"{summary['problems']} with judge disagreement or task problems")
         for e in bad[:30]:
             typer.echo(f"  {e.episode_id}: success={e.success} inquiry={e.inquiry} {'; '.join(e.problems)}")
+        if "released_lines" in summary:
+            shown = summary["released_lines"]
+            typer.echo(f"released lines: {shown['played']} of {shown['total']} play; not yet: "
+                       f"{', '.join(unplayed) if unplayed else 'none'}")
     if not report.ok:
         raise typer.Exit(1)
 

@@ -175,6 +175,21 @@ def match_line(line: ReleasedLine, specs: list[TaskSpec]) -> LineMatch | None:
     return candidates[0][1]
 
 
+def playable_lines(lines: list[ReleasedLine], specs: list[TaskSpec]) -> tuple[list[LineMatch], list[ReleasedLine]]:
+    """The lines a template plays (with their matches) and the lines none does yet. The packaged suite's test split is
+    the first list (a line no template plays is left out, never misjudged); a user's file is checked whole by
+    `match_lines`."""
+    played: list[LineMatch] = []
+    unplayed: list[ReleasedLine] = []
+    for line in lines:
+        found = match_line(line, specs)
+        if found is None:
+            unplayed.append(line)
+        else:
+            played.append(found)
+    return played, unplayed
+
+
 def match_lines(lines: list[ReleasedLine], specs: list[TaskSpec]) -> list[LineMatch]:
     """Every line's template; a ConfigError names each line no template plays (up to ten), before anything runs."""
     out: list[LineMatch] = []

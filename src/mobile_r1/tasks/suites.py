@@ -60,8 +60,9 @@ SUITES: dict[str, Suite] = {
         lambda s: s.suite is None and s.category in ("control", "navigation"), {"train": 0, "test": 0, "unseen-app": 0},
         {"train": 40, "test": 15, "unseen-app": 20}),
     "inquirebench-sim": Suite(
-        "inquirebench-sim", "InquireBench on the simulated phone: the 190 released lines (English and Chinese) as the "
-        "test split, rule-judged; train: the same templates with other values and their own phrasings.",
+        "inquirebench-sim", "InquireBench on the simulated phone: the released lines (English and Chinese) its templates "
+        "play as the test split, rule-judged (`sim check --suite inquirebench-sim` names the lines not played yet); "
+        "train: the same templates with other values and their own phrasings.",
         lambda s: s.suite == "inquirebench-sim", {}, {}, splits=("train", "test"), released=True,
         per_spec={"train": 24}),
 }
@@ -183,11 +184,11 @@ def _released_split(suite: Suite, split: str, seed: int, size: int | None, chose
     """A released suite's split: the packaged task lines (test), or per spec and language generated episodes (train),
     each planned from its spec's id alone."""
     if split == "test":
-        from mobile_r1.tasks.released import line_record, match_lines, packaged_files, read_lines
+        from mobile_r1.tasks.released import line_record, packaged_files, playable_lines, read_lines
 
         lines = [line for path in packaged_files() for line in read_lines(path)]
         items = [SuiteItem(m.spec, "test", m.template, 0, m.line.language, line_record(m.line), m.values)
-                 for m in match_lines(lines, chosen)]
+                 for m in playable_lines(lines, chosen)[0]]
         return items[:size] if size is not None else items
     per_spec = suite.per_spec.get(split, 0)
     groups: list[list[SuiteItem]] = []

@@ -13,7 +13,7 @@ State (a judge reads it by path, e.g. `taobao.history`, `amazon.cart[*].product`
   history          the queries searched, most recent first, each once; `searches`: every search in order
   viewed           ids of the listings whose details page was opened, in order
   cart             [{"product": id, "qty", "selected"}]; `favorites`: [id]; `orders`; `shares`
-  friends          [{"name"}]: who the share sheet lists
+  friends          [{"name"}]: who the share sheet lists; `targets`: listings a task names (`setup_target`)
   payment_password, address, user, logged_in, failed_payments
 Effects: `payment` (order, amount, items, merchant), `share` (product, title, to, price), `login`, `logout`.
 """
@@ -448,6 +448,19 @@ class ShoppingApp(App):
                 ctx.state["cart"].append({"product": product["id"], "qty": 1, "selected": True})
             ids.append(product["id"])
         return ids
+
+    def setup_target(self, ctx: Ctx, name: str, query: str, by: str = "price_asc") -> dict[str, Any]:
+        """Record in `targets[name]` the listing a task names among the results for `query`: the first as the results
+        screen sorts them by `by` (`sales`: the best-selling, `price_asc`: the cheapest, `price_desc`: the most
+        expensive, `default`). Returns the listing (also kept in `items`)."""
+        if by not in SORTS:
+            raise ValueError(f"setup_target: by must be one of {', '.join(SORTS)}, not {by!r}")
+        found = sort_results(results(ctx.state, query), by)
+        if not found:
+            raise ValueError(f"setup_target: no listing for {query!r}")
+        _remember(ctx, found[0])
+        ctx.state.setdefault("targets", {})[name] = dict(found[0])
+        return dict(found[0])
 
     # ----- shared pieces of screens ----------------------------------------------------------------------------
     def _nav(self, selected: int) -> Widget:
