@@ -1,7 +1,8 @@
 """Every command of the README runs: its bash blocks, in order, in a scratch folder (with `configs/` beside), and its
 Python block. `make demo` and `make test` are the set-up targets (CI runs `make test`; `mobile-r1 demo` has its own
 tests); the fixed ports of the README (8000, 5000, 5555) become free ones; a command ending in `&` is a server,
-started in the background and waited for on its port; the adb commands talk to a private adb server."""
+started in the background and waited for on its port; the adb commands talk to a private adb server. Every output
+lands under runs/, and each command's time is printed (`pytest -s`)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ def test_every_command_of_the_readme_runs(tmp_path: Path) -> None:
     subprocess.run([adb, "-P", str(adb_port), "start-server"], check=True, capture_output=True, timeout=60)
     servers: list[subprocess.Popen[bytes]] = []
     ran = []
+    timings: list[tuple[float, str]] = []  # printed at the end (pytest -s): the README promises quick examples
     try:
         for command in commands():
             for fixed, free in ports.items():
@@ -90,9 +92,11 @@ def test_every_command_of_the_readme_runs(tmp_path: Path) -> None:
                 servers.append(process)
                 _wait_for(int(argv[argv.index("--port") + 1]), process)
                 continue
+            started = time.perf_counter()
             done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
             assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
             ran.append(command)
+            timings.append((time.perf_counter() - started, command))
         python = blocks("python")
         assert len(python) == 1
         done = subprocess.run([sys.executable, "-c", python[0]], cwd=tmp_path, env=env, capture_output=True,
@@ -106,6 +110,9 @@ def test_every_command_of_the_readme_runs(tmp_path: Path) -> None:
             except subprocess.TimeoutExpired:
                 process.kill()
         subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=60)
+    for seconds, command in timings:
+        print(f"{seconds:6.1f} s  {command}")
     assert len(ran) >= 15
-    assert (tmp_path / "report.html").is_file() and (tmp_path / "sft" / "sft.jsonl").is_file()
+    assert (tmp_path / "runs" / "report.html").is_file() and (tmp_path / "runs" / "sft" / "sft.jsonl").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["configs", "runs"]  # every output lands under runs/
     assert (tmp_path / "runs" / "cpu-tiny-sft" / "final").is_dir()

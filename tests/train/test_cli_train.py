@@ -42,8 +42,13 @@ def test_cli_trains_and_refuses_to_overwrite(
     config = _write(tmp_path, episodes, "one")
     monkeypatch.chdir(tmp_path)
     assert main(["train", "--config", str(config), "--stage", "sft"]) == 0
-    assert "sft: 4 steps" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "sft: 4 steps" in err
+    assert "sft: 4/4 (elapsed " in err  # not a terminal: progress as lines, the last when the stage is done
     assert (tmp_path / "one" / "final" / "model.safetensors").is_file()
+    card = json.loads((tmp_path / "one" / "card.json").read_text())  # what the run's numbers depend on
+    assert card["kind"] == "train sft" and card["seed"] == 0 and card["packages"]["torch"]
+    assert card["machine"]["processor"] and card["machine"]["torch_threads"] >= 1 and "OMP_WAIT_POLICY" in card["threads"]
     assert main(["train", "--config", str(config), "--stage", "sft"]) == 2
     assert "already holds a run" in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--stage", "rl"]) == 2

@@ -185,6 +185,15 @@ def test_each_stage_is_tested_against_sft_on_held_out_and_in_distribution_episod
 
 
 @pytest.mark.slow
+def test_the_curriculum_and_each_stage_record_what_their_numbers_depend_on(full_run: dict[str, Any]) -> None:
+    for folder in (full_run["out"], full_run["out"] / "sft", full_run["out"] / "task-grpo"):
+        card = json.loads((folder / "card.json").read_text())
+        assert card["machine"]["processor"] and card["machine"]["torch_threads"] >= 1
+        assert card["packages"]["torch"] and card["packages"]["transformers"] and "OMP_WAIT_POLICY" in card["threads"]
+    assert json.loads((full_run["out"] / "card.json").read_text())["kind"] == "curriculum"
+
+
+@pytest.mark.slow
 def test_each_stage_starts_from_the_previous_stage_output(full_run: dict[str, Any], preset_cache: Path) -> None:
     from mobile_r1.models import load_policy
 
@@ -457,9 +466,10 @@ def test_the_scoring_agent_runs_where_training_does(tmp_path: Path, monkeypatch:
 
 @pytest.mark.slow
 def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 preset_cache: Path) -> None:
+                                                                 preset_cache: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """On a CPU with two cores or more each suite is scored in its own process; the episodes and scores are those
-    of scoring the suites in turn in this process."""
+    of scoring the suites in turn in this process. Either way each suite's episodes show on this process's bar."""
     config = load_config(write_config(tmp_path, curriculum__eval_episodes=3, curriculum__eval_max_steps=3))
     pools: list[int] = []
     real_pool = scoring.ProcessPoolExecutor
@@ -470,11 +480,14 @@ def test_suites_scored_side_by_side_score_as_one_after_the_other(tmp_path: Path,
 
     monkeypatch.setattr(scoring, "ProcessPoolExecutor", counting_pool)
     monkeypatch.setattr(scoring.os, "cpu_count", lambda: 2)
-    side_by_side = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=False)
+    side_by_side = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "a", progress=True)
     assert pools == [2]
     monkeypatch.setattr(scoring.os, "cpu_count", lambda: 1)
-    in_turn = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=False)
+    in_turn = scoring.evaluate_model(config, "untrained", "tiny-lm", tmp_path / "b", progress=True)
     assert pools == [2]  # one core: no processes
+    err = capsys.readouterr().err
+    for suite in ("inquire-sim", "nav-sim"):  # not a terminal: a line per suite when it is done, in both ways
+        assert err.count(f"eval untrained/{suite}: 3/3 (elapsed ") == 2, err
     assert side_by_side == in_turn and set(in_turn) == {"inquire-sim", "nav-sim"}
     for suite in in_turn:
         runs = [[json.loads(ln) for ln in (tmp_path / run / "eval" / "untrained" / suite / "episodes.jsonl")
@@ -499,13 +512,13 @@ def test_paired_tables_print_small_p_values_as_bounds_and_skip_empty_tests() -> 
 
 
 @pytest.mark.slow
-def test_each_evaluation_reports_its_episodes_on_standard_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    """The curriculum's evaluations run in processes of their own and report for themselves: a line when done."""
+def test_each_evaluation_reports_its_episodes_as_they_finish(tmp_path: Path) -> None:
+    """A suite's evaluation reports each finished episode (done of all) to the curriculum's progress bar."""
     from mobile_r1.eval.runner import EvalConfig
 
     config = EvalConfig(agent="oracle", suite="nav-sim", episodes=3, out=tmp_path / "eval" / "sft" / "nav-sim")
-    score = scoring.score_suite(config)
-    err = capfd.readouterr().err
+    seen: list[tuple[int, int]] = []
+    score = scoring.score_suite(config, lambda done, total, _record: seen.append((done, total)))
     assert score.episodes == 3 and score.sr == 1.0
-    assert re.search(r"^eval sft/nav-sim: 3/3 episodes \(\d+\.\d min\)$", err, re.MULTILINE), err
-    assert "1/3" not in err  # nothing between the lines every 30 s in a run this short
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert scoring.eval_name(config) == "eval sft/nav-sim"

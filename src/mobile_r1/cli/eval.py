@@ -7,15 +7,16 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from mobile_r1.cli.app import app, console, output
 
 
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=console, transient=False)
+def _progress() -> Any:
+    """Done/total, elapsed and time left: a live bar on a terminal, a line every 30 s in a log (`train.progress`)."""
+    from mobile_r1.train.progress import progress_bar
+
+    return progress_bar()
 
 
 def _options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
@@ -95,7 +96,7 @@ def eval_command(
     suite: str = typer.Option("inquire-sim", "--suite", help="inquire-sim or nav-sim (the simulated phone's); "
                               "androidworld or a task family on --env androidworld:URL."),
     split: str = typer.Option("test", "--split", help="Suite split (test, train, ...)."),
-    episodes: int | None = typer.Option(None, "--episodes", help="Run only the first N episodes of the split."),
+    episodes: int | None = typer.Option(None, "--episodes", help="Run the first N episodes of the split: the simulated phone orders a split so that any first N are a stratified sample (tasks that need a question and control tasks in proportion); a task file's first N."),
     workers: int = typer.Option(1, "--workers", help="Episodes in flight (processes for scripted agents, a batch for models; with --ray, at least one per Ray worker)."),
     ray: str | None = typer.Option(None, "--ray", metavar="[ADDRESS]", help="Play on a pool of Ray actors: --ray alone for a local Ray cluster (the one RAY_ADDRESS names, or a new one), or a cluster's address (auto, HOST:6379, ray://HOST:10001). Per-episode results are those of a run in process; a worker that dies is replaced and its episodes played again. Needs `pip install 'mobile-r1\\[ray]'`."),
     ray_workers: int | None = typer.Option(None, "--ray-workers", help="Actors in the Ray pool (default: one per CPU of the cluster)."),
@@ -154,7 +155,7 @@ def eval_command(
             result = run_eval(config, progress=say, backend=backend)
         else:
             with _progress() as bar:
-                task = bar.add_task(f"{agent} on {suite}/{split}", total=None)
+                task = bar.add_task(f"{agent} on {suite}/{split}", total=None, info="")
 
                 def update(done: int, total: int, record: dict[str, Any] | None) -> None:
                     bar.update(task, completed=done, total=total)
@@ -232,7 +233,7 @@ def eval_offline_command(
     total = min(total, limit) if limit is not None else total
     try:
         with _progress() as bar:
-            task = bar.add_task(f"{agent} on {data.name} ({name})", total=total)
+            task = bar.add_task(f"{agent} on {data.name} ({name})", total=total, info="")
             result = evaluate_offline(built, episodes, preset, image_root=image_root or data.parent, limit=limit,
                                       batch_size=8 if config.agent_kind in BATCHED_KINDS else 1,
                                       screen_size=size, progress=lambda n: bar.advance(task, n))

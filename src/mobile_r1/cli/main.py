@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from rich.markup import escape
 
 from mobile_r1.cli.app import app, console
 from mobile_r1.core.errors import MobileR1Error
+from mobile_r1.train.threads import share_cores
 
 # Each module registers its commands on `app` when imported; keep them light (import heavy libraries inside).
 # Options whose value may be left out (`--ray` alone): the value they take then.
@@ -41,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Click's standalone mode handles usage errors and `--help` itself (and exits through `SystemExit`).
     """
+    share_cores()  # before torch loads: OpenMP's waiting threads sleep, so a run beside other jobs does not spin
+    if not sys.stderr.isatty():  # a log gets our progress lines, not the libraries' bars (model loading, downloads)
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     _load_commands()
     try:
         app(args=fill_optional_values(sys.argv[1:] if argv is None else list(argv)), standalone_mode=True)

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from mobile_r1.cli.app import console, output
+from mobile_r1.cli.app import output
 from mobile_r1.cli.data import data_app
 from mobile_r1.cli.sim import sim_app
 
@@ -65,13 +65,11 @@ def check(
     specs_only: bool = typer.Option(False, "--specs-only", help="Use the --specs folder alone, without the packaged specs."),
 ) -> None:
     """Run the expert on every episode of a split and report success, inquiry outcome and judge disagreements."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from mobile_r1.env.sim.check import check_split
+    from mobile_r1.train.progress import progress_bar
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
-        job = bar.add_task(f"{suite} {split}", total=None)
+    with progress_bar() as bar:
+        job = bar.add_task(f"check {suite}/{split}", total=None, info="")
         report = check_split(suite, split, seed, limit, progress=lambda _id: bar.advance(job),
                              total=lambda n: bar.update(job, total=n), specs=str(specs) if specs else None,
                              specs_only=specs_only)
@@ -125,16 +123,14 @@ def generate(
                                       "screen's search field (type it, tap it among the results), not by browsing."),
 ) -> None:
     """Write expert trajectories as Mobile-R1-style episodes with screenshots and accessibility text."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from mobile_r1.core.errors import ConfigError
     from mobile_r1.env.demos import generate as run_generate
+    from mobile_r1.train.progress import progress_bar
 
     if not 0.0 <= self_correct <= 1.0:
         raise ConfigError(f"--self-correct is a share between 0 and 1, got {self_correct}")
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
-        job = bar.add_task(f"{suite} {split}", total=episodes)
+    with progress_bar() as bar:
+        job = bar.add_task(f"data {suite}/{split}", total=episodes, info="")
         stats = run_generate(suite, split, episodes, out, seed, self_correct, scale,
                              progress=lambda _id: bar.advance(job), screenshots=screenshots,
                              env_options=_specs_options(specs, specs_only), search_first=search_first)

@@ -17,7 +17,7 @@ step budget, the judge, the weights, the library versions. Every `mobile-r1 eval
     model         the agent's spec; for local models the sha256 of the weights as loaded (adapter merged), dtype
     suite         backend, suite, split, seed and the sha256 of the episode ids
     packages      versions of Python, mobile-r1 and the libraries that generate, parse and judge
-    machine       processors, torch threads, the accelerator
+    machine       the processor's model, cores, torch threads, the CPU kernels' instruction set, the accelerator
 
 `sha256` hashes all of it (canonical JSON). `card_warnings` names the fields (dotted: `sampling.temperature`) in
 which runs differ from the first; `mobile-r1 compare` and `mobile-r1 report` print them as warnings. Runs of different
@@ -139,13 +139,48 @@ def _packages() -> dict[str, str | None]:
 
 def _machine() -> dict[str, Any]:
     out: dict[str, Any] = {"platform": platform.platform(terse=True), "machine": platform.machine(),
-                           "cpus": os.cpu_count(), "affinity": len(os.sched_getaffinity(0))
-                           if hasattr(os, "sched_getaffinity") else None}
+                           "processor": processor_model(), "cpus": os.cpu_count(),
+                           "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None}
     torch = sys.modules.get("torch")
     if torch is not None:
         out["torch_threads"] = torch.get_num_threads()
+        out["cpu_capability"] = torch.backends.cpu.get_cpu_capability()  # the kernels ATen dispatches to: AVX2, AVX512
         out["accelerator"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return out
+
+
+def processor_model() -> str | None:
+    """The processor's model name (`/proc/cpuinfo` on Linux, `sysctl` on macOS, else what Python knows): CPUs of other
+    models run other kernels, so a model's scores can differ in the last digits from one to another."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            fields: dict[str, str] = {}
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+        name = fields.get("model name") or fields.get("Processor") or fields.get("cpu model")
+        if name:  # a virtual machine may show a generic name: family, model and stepping tell the chip
+            ids = [f"{key.split()[-1]} {fields[key]}" for key in ("cpu family", "model", "stepping") if key in fields]
+            return f"{name} ({', '.join(ids)})" if ids else name
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        import subprocess
+
+        try:
+            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+                                  timeout=5).stdout.strip() or None
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return platform.processor() or None
+
+
+def environment() -> dict[str, Any]:
+    """What a run's numbers depend on besides its settings: library versions (`packages`) and the machine
+    (processor model, cores, torch threads, the CPU kernels' instruction set, the accelerator)."""
+    return {"packages": _packages(), "machine": _machine()}
 
 
 def _judges(records: Iterable[Mapping[str, Any]], env_options: Mapping[str, Any]) -> dict[str, Any]:
@@ -298,5 +333,6 @@ def card_warnings(run_dirs: Sequence[Path], names: Sequence[str] | None = None) 
     return out
 
 
-__all__ = ["CARD_FILE", "build_card", "card_hash", "card_warnings", "differing", "flatten", "prompt_fields",
+__all__ = ["CARD_FILE", "build_card", "card_hash", "card_warnings", "differing", "environment", "flatten",
+           "processor_model", "prompt_fields",
            "read_card", "reference_request", "write_card"]

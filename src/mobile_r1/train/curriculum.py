@@ -7,6 +7,7 @@ each scored on held-out suites (`train.scoring`), compared (`train.comparison`).
 A curriculum run directory holds:
 
     curriculum.json         what is done: data, each finished stage's model, each evaluation, wall times
+    card.json               what its numbers depend on: processor, threads, library versions (each stage's own too)
     data/<suite>/           expert episodes written first when `curriculum.generate` is set (train split)
     sft/ action-grpo/ task-grpo/   each stage's own run directory (config.yaml, metrics.jsonl, final/)
     eval/<model>/<suite>/   `mobile-r1 eval` run directories, the same test episodes for every model
@@ -40,6 +41,8 @@ from mobile_r1.train.allocator import keep_freed_memory
 from mobile_r1.train.checkpoints import list_checkpoints
 from mobile_r1.train.comparison import SFT, UNTRAINED, percent, write_comparison
 from mobile_r1.train.config import TrainConfig, load_config
+from mobile_r1.train.processes import run_card, write_run_card
+from mobile_r1.train.progress import follow, progress_bar, report_queue, set_report_queue, worker_report
 from mobile_r1.train.registry import default_curriculum, stage_class
 from mobile_r1.train.run import train as train_stage
 from mobile_r1.train.scoring import (ModelRow, StepScore, SuiteScore, eval_settings, evaluate_model, score_steps,
@@ -101,7 +104,20 @@ def stage_list(config: TrainConfig) -> list[str]:
 # ----- the steps ------------------------------------------------------------------------------------------------------
 
 
-def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
+def _generate_job(job: str, suite: str, split: str, episodes: int, folder: Path, **options: Any) -> dict[str, Any]:
+    """One data job in a worker process: `generate`, reporting its episodes to the parent's bar."""
+    count = 0
+
+    def one(_episode: str) -> None:
+        nonlocal count
+        count += 1
+        worker_report(job, count, episodes)
+
+    return generate(suite, split, episodes, folder, progress=one, **options)
+
+
+def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callable[[str], None],
+                  progress: bool = True) -> tuple[list[str], list[str]]:
     """Write the expert data unless it is already there: each suite's train split, and with `eval_episodes` held-out
     labelled steps from the evaluation split (seed + 1, so not the episodes every model is scored on).
 
@@ -131,16 +147,24 @@ def generate_data(config: TrainConfig, run_dir: Path, state: State, log: Callabl
     started = time.perf_counter()
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
-    # One process per job (the expert is pure Python): suites are written side by side on several cores.
+    # One process per job (the expert is pure Python): suites are written side by side on several cores, each job
+    # reporting its episodes to one bar here.
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running = {pool.submit(generate, suite, split, episodes, folder, seed=seed, scale=gen.scale,
-                               self_correct=gen.self_correct if split == "train" else 0.0,
-                               search_first=gen.search_first, screenshots=gen.screenshots, env_options=config.tasks.backend_options()): (suite, split, folder)
+    reports = report_queue()
+    with progress_bar(progress) as bar, ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=set_report_queue,
+            initargs=(reports,)) as pool:
+        tasks = {f"data {suite}/{split}": bar.add_task(f"data {suite}/{split}", total=episodes, info="")
+                 for suite, split, episodes, _, _ in jobs}
+        running = {pool.submit(_generate_job, f"data {suite}/{split}", suite, split, episodes, folder, seed=seed,
+                               scale=gen.scale, self_correct=gen.self_correct if split == "train" else 0.0,
+                               search_first=gen.search_first, screenshots=gen.screenshots,
+                               env_options=config.tasks.backend_options()): (suite, split, folder)
                    for suite, split, episodes, seed, folder in jobs}
-        for future in as_completed(running):
+        for future in follow(running, reports, bar, tasks):
             suite, split, folder = running[future]
             stats = future.result()
+            bar.update(tasks[f"data {suite}/{split}"], completed=stats["written"] + stats["failed"])
             log(f"data: {stats['written']} expert episodes ({stats['steps']} steps) of {suite}/{split} -> {folder}")
     if swap is not None:
         for source, out in swapped:
@@ -206,9 +230,10 @@ def run_curriculum(
     make_dir(run_dir)
     state = State(state_path)
     (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+    write_run_card(run_dir, run_card(config, "curriculum"))
 
     if config.curriculum.generate is not None:
-        config.data.train, held = generate_data(config, run_dir, state, log)
+        config.data.train, held = generate_data(config, run_dir, state, log, progress)
         if held:
             config.data.eval = held
     labelled = [s for s in stages if stage_class(s).labelled_data and not (s == SFT and config.curriculum.sft_model)]
@@ -234,7 +259,7 @@ def run_curriculum(
             shutil.rmtree(run_dir / "eval" / label, ignore_errors=True)
         started = time.perf_counter()
         scores = evaluate_model(config, label, model, run_dir, progress)
-        steps = score_steps(config, label, model, run_dir) if with_steps else None
+        steps = score_steps(config, label, model, run_dir, progress) if with_steps else None
         state.data["evals"][label] = {"model": model, "settings": wanted,
                                       "scores": {k: asdict(v) for k, v in scores.items()},
                                       "steps": asdict(steps) if steps else None}

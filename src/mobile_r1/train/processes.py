@@ -1,9 +1,14 @@
 """The processes of a run: the `accelerate.Accelerator` that `run.distributed` asks for (DDP, FSDP or DeepSpeed; CPU
-when no GPU is visible), and what each process is (rank, world size, main)."""
+when no GPU is visible), what each process is (rank, world size, main), and the run's card (`card.json`: the machine,
+threads and library versions its numbers depend on)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
+from pathlib import Path
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -15,7 +20,11 @@ from torch.distributed.fsdp import FullyShardedDataParallel
 from torch.distributed.tensor import DTensor
 
 from mobile_r1.core.errors import ConfigError
+from mobile_r1.core.files import write_json
+from mobile_r1.core.reading import read_json
+from mobile_r1.eval.card import CARD_FILE, environment
 from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.threads import THREAD_VARIABLES
 
 
 def make_accelerator(config: TrainConfig) -> Accelerator:
@@ -85,4 +94,36 @@ def full_state_options() -> StateDictOptions:
     return StateDictOptions(full_state_dict=True, cpu_offload=True, ignore_frozen_params=True)
 
 
-__all__ = ["Accelerator", "barrier", "full_state_options", "is_sharded", "make_accelerator", "process_of"]
+def run_card(config: TrainConfig, kind: str, processes: int = 1) -> dict[str, Any]:
+    """What a training run's (or a curriculum's) numbers depend on besides its config: the processor's model, cores,
+    torch's threads, the thread settings of the environment, the CPU kernels' instruction set and the library versions
+    (`eval.card.environment`). A run is repeatable on the same machine with the same libraries and threads; another
+    processor runs other kernels (other rounding), so its losses, and then its scores, can differ."""
+    env = environment()
+    env["machine"]["torch_interop_threads"] = torch.get_num_interop_threads()
+    env["machine"]["processes"] = processes
+    env["threads"] = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    return {"kind": kind, "config_sha256": hashlib.sha256(config.to_yaml().encode("utf-8")).hexdigest(),
+            "seed": config.run.seed, "mixed_precision": config.run.mixed_precision, "dtype": config.model.dtype,
+            "repeatable_on": "the same machine (processor model, threads) with the same library versions", **env}
+
+
+def write_run_card(run_dir: Path, card: dict[str, Any]) -> Path:
+    """Write `run_dir/card.json`; when a resumed run finds an earlier card whose machine, threads or libraries differ,
+    the earlier ones are kept under `earlier` (the run's numbers then mix them)."""
+    path = Path(run_dir) / CARD_FILE
+    if path.is_file():
+        old = read_json(path)
+        if isinstance(old, dict):
+            earlier = list(old.get("earlier") or [])
+            seen = {k: old.get(k) for k in ("packages", "machine", "threads")}
+            if seen != {k: card.get(k) for k in seen} and seen not in earlier:
+                earlier.append(seen)
+            if earlier:
+                card = {**card, "earlier": earlier}
+    write_json(path, card)
+    return path
+
+
+__all__ = ["Accelerator", "barrier", "full_state_options", "is_sharded", "make_accelerator", "process_of", "run_card",
+           "write_run_card"]

@@ -7,7 +7,8 @@ third-party `package.module:Name`) and the `StageRunner` interface (`train.stage
 optimizer, calls `step(step)` and `evaluate()`, and does the rest itself. A run directory holds `config.yaml` (the
 resolved config), `metrics.jsonl` (one record per logged step and per evaluation: `train.tracking`),
 `tensorboard/`, `checkpoints/step-N/` (model, optimizer, scheduler, RNG and data position: `train.checkpoints`) and
-`final/` (the model in `save_pretrained` form, loadable with `load_policy`). Several processes (launch with
+`final/` (the model in `save_pretrained` form, loadable with `load_policy`) and `card.json` (the machine, threads and
+library versions the run's numbers depend on: `train.processes.run_card`). Several processes (launch with
 `torchrun --nproc_per_node N -m mobile_r1.cli.main train ...` or `accelerate launch --multi_gpu --num_processes N -m
 mobile_r1.cli.main train ...`, on CPU too) each take their share of every batch; `run.distributed` picks DDP, FSDP or
 DeepSpeed (`train.processes.make_accelerator`). The main process writes the logs, `state.pt` and `final/`; every
@@ -34,8 +35,8 @@ from mobile_r1.train.checkpoints import list_checkpoints, load_checkpoint, save_
 from mobile_r1.train.config import MAX_SEED, TrainConfig, load_config
 from mobile_r1.train.curves import draw_curves
 from mobile_r1.train.data import model_view
-from mobile_r1.train.processes import make_accelerator
-from mobile_r1.train.progress import progress_bar
+from mobile_r1.train.processes import make_accelerator, run_card, write_run_card
+from mobile_r1.train.progress import console, progress_bar
 from mobile_r1.train.registry import stage_class
 from mobile_r1.train.rollout import Sampler
 from mobile_r1.train.tracking import MetricsLog, flat_config
@@ -109,6 +110,7 @@ def train(
     if main:
         make_dir(run_dir)
         (run_dir / "config.yaml").write_text(config.to_yaml(), encoding="utf-8")
+        write_run_card(run_dir, run_card(config, f"train {stage}", accelerator.num_processes))
     runner = stage_cls.build(config, accelerator, resume=resume, sampler=sampler)
     try:
         total = runner.total_steps
@@ -130,6 +132,8 @@ def train(
         last: dict[str, float] = {}
         last_eval: dict[str, float] = {}
         if start == 0 and runner.has_eval:
+            if progress and main:
+                console.print(f"{stage}: scoring the held-out set before the first step", markup=False)
             last_eval = runner.evaluate()
             log.log(stage, "eval", 0, last_eval)
         with progress_bar(progress and main) as bar:
@@ -151,6 +155,8 @@ def train(
                     runner.record(run_dir, done)
                 bar.update(task, completed=done, info=_summary(metrics))
                 if runner.has_eval and ((config.run.eval_every and done % config.run.eval_every == 0) or done == total):
+                    if progress and main:
+                        console.print(f"{stage}: scoring the held-out set after step {done}", markup=False)
                     last_eval = runner.evaluate()
                     log.log(stage, "eval", done, last_eval)
                 if done % config.run.save_every == 0 and done != total:

@@ -8,8 +8,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +22,7 @@ from mobile_r1.eval.offline import evaluate_offline, write_step_results
 from mobile_r1.eval.runner import RUN_FILE, EvalConfig, run_eval
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import load_episode_files, model_view
+from mobile_r1.train.progress import follow, progress_bar, report_queue, set_report_queue, worker_report
 from mobile_r1.train.registry import stage_class
 
 
@@ -154,10 +153,10 @@ def evaluate_model(config: TrainConfig, label: str, model: str, run_dir: Path, p
             max_steps=cur.eval_max_steps, seed=s.seed, out=out, resume=(out / RUN_FILE).exists(),
             agent_options=options, env_options=config.tasks.backend_options(), exclude=s.exclude,
         )
-    return score_suites(configs, side_by_side=options["device"] is None)
+    return score_suites(configs, side_by_side=options["device"] is None, progress=progress)
 
 
-def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path) -> StepScore:
+def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path, progress: bool = True) -> StepScore:
     """Greedy predictions of the held-out labelled steps (`data.eval`) by `model`, prompted as it was trained, scored
     with the qwen-ac matcher; the per-step results go to eval/<label>/steps.jsonl."""
     if not config.data.eval:
@@ -168,7 +167,10 @@ def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path) -> S
     agent = make_agent(f"hf:{model}", dialect=config.data.dialect, observation_mode=config.data.observation_mode,
                        **options)
     try:
-        result = evaluate_offline(agent, episodes, get_matcher("qwen-ac"), batch_size=config.curriculum.eval_batch)
+        with progress_bar(progress) as bar:
+            task = bar.add_task(f"eval {label}/held-out steps", total=sum(len(e.steps) for e in episodes), info="")
+            result = evaluate_offline(agent, episodes, get_matcher("qwen-ac"), batch_size=config.curriculum.eval_batch,
+                                      progress=lambda n: bar.advance(task, n))
     finally:
         agent.close()
     out = run_dir / "eval" / label / "steps.jsonl"
@@ -178,22 +180,44 @@ def score_steps(config: TrainConfig, label: str, model: str, run_dir: Path) -> S
     return StepScore(r.steps, r.type_accuracy, r.step_sr)
 
 
-def score_suites(configs: dict[str, EvalConfig], side_by_side: bool) -> dict[str, SuiteScore]:
+def score_suites(configs: dict[str, EvalConfig], side_by_side: bool, progress: bool = True) -> dict[str, SuiteScore]:
     """Run (or resume) each suite's evaluation: with `side_by_side` and two cores or more, one spawned process per
-    suite with its share of the cores; otherwise in turn in this process."""
+    suite with its share of the cores; otherwise in turn in this process. Each shows its episodes done of all, and the
+    time left, on one bar (`train.progress`)."""
     cores = os.cpu_count() or 1
-    if not side_by_side or len(configs) < 2 or cores < 2:
-        return {suite: score_suite(c) for suite, c in configs.items()}
-    threads = max(1, cores // len(configs))
-    with ProcessPoolExecutor(min(len(configs), cores), mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_set_threads, initargs=(threads,)) as pool:
-        futures = {suite: pool.submit(score_suite, c) for suite, c in configs.items()}
-        return {suite: future.result() for suite, future in futures.items()}
+    names = {key: eval_name(c) for key, c in configs.items()}
+    with progress_bar(progress) as bar:
+        tasks = {names[key]: bar.add_task(names[key], total=c.episodes, info="") for key, c in configs.items()}
+        if not side_by_side or len(configs) < 2 or cores < 2:
+            def shown(name: str) -> Callable[[int, int, dict[str, Any] | None], None]:
+                return lambda done, total, _record: bar.update(tasks[name], completed=done, total=total)
+
+            return {key: score_suite(c, shown(names[key])) for key, c in configs.items()}
+        threads = max(1, cores // len(configs))
+        reports = report_queue()
+        with ProcessPoolExecutor(min(len(configs), cores), mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_start_worker, initargs=(threads, reports)) as pool:
+            futures = {pool.submit(score_suite, c, None, names[key]): key for key, c in configs.items()}
+            scores = {futures[f]: f.result() for f in follow(futures, reports, bar, tasks)}
+        return {key: scores[key] for key in configs}
 
 
-def score_suite(eval_config: EvalConfig) -> SuiteScore:
-    """Run (or resume) one suite's evaluation and read its overall metrics."""
-    result = run_eval(eval_config, progress=eval_progress(eval_config))
+def eval_name(eval_config: EvalConfig) -> str:
+    """`eval <model>/<set>` of an evaluation under a curriculum's eval/ folder (its suite elsewhere)."""
+    if eval_config.out is None:
+        return f"eval {eval_config.suite}"
+    return "eval " + "/".join(Path(eval_config.out).parts[-2:])
+
+
+def score_suite(eval_config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
+                job: str | None = None) -> SuiteScore:
+    """Run (or resume) one suite's evaluation and read its overall metrics; `progress(done, total, record)` after
+    each episode, or in a worker process of `score_suites`, a report of `job`'s episodes to the parent's bar."""
+    if progress is None and job is not None:
+        def progress(done: int, total: int, _record: dict[str, Any] | None) -> None:
+            worker_report(job, done, total)
+
+    result = run_eval(eval_config, progress=progress)
     o = result.report.overall
     needs = result.needs_inquiry
     return SuiteScore(
@@ -204,25 +228,10 @@ def score_suite(eval_config: EvalConfig) -> SuiteScore:
     )
 
 
-def eval_progress(eval_config: EvalConfig, every: float = 30.0) -> Callable[[int, int, dict[str, Any] | None], None]:
-    """Prints `eval <model>/<set>: done/total episodes` to standard error every `every` seconds and when it is done
-    (the evaluations run in processes of their own, so they report for themselves)."""
-    name = "/".join(Path(eval_config.out).parts[-2:]) if eval_config.out is not None else eval_config.suite
-    start = last = time.perf_counter()
-
-    def report(done: int, total: int, record: dict[str, Any] | None) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        if record is not None and (now - last >= every or done == total):
-            last = now
-            print(f"eval {name}: {done}/{total} episodes ({(now - start) / 60:.1f} min)", file=sys.stderr, flush=True)
-
-    return report
-
-
-def _set_threads(threads: int) -> None:
+def _start_worker(threads: int, reports: Any) -> None:
     torch.set_num_threads(threads)
+    set_report_queue(reports)
 
 
-__all__ = ["EvalSet", "ModelRow", "StepScore", "SuiteScore", "TRAIN_INSTRUCTIONS", "eval_agent_options", "eval_sets",
+__all__ = ["EvalSet", "ModelRow", "StepScore", "SuiteScore", "TRAIN_INSTRUCTIONS", "eval_agent_options", "eval_name", "eval_sets",
            "eval_settings", "evaluate_model", "score_steps", "score_suite", "score_suites", "write_training_instructions"]
