@@ -171,6 +171,8 @@ for a, b in zip(policy.model.parameters(), fresh.model.parameters()):
 for a, b in zip(optimizer.state.values(), fresh_optimizer.state.values()):
     assert torch.equal(a["exp_avg"].to_local(), b["exp_avg"].to_local()), "optimizer shard differs after loading"
 print("worker ok", acc.process_index, flush=True)
+torch.distributed.barrier()
+torch.distributed.destroy_process_group()  # a clean teardown: gloo's threads stopped before the interpreter exits
 """
 
 
