@@ -4,6 +4,7 @@ threads and library versions its numbers depend on)."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import os
@@ -25,6 +26,13 @@ from mobile_r1.core.reading import read_json
 from mobile_r1.eval.card import CARD_FILE, environment
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.threads import THREAD_VARIABLES
+
+
+def _end_processes() -> None:
+    """Tear the process group down before the interpreter exits: a process that exits with gloo's or NCCL's threads
+    still running can abort ("terminate called without an active exception") after its work is done."""
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def make_accelerator(config: TrainConfig) -> Accelerator:
@@ -56,6 +64,8 @@ def make_accelerator(config: TrainConfig) -> Accelerator:
     if strategy == "fsdp" and accelerator.distributed_type != DistributedType.FSDP:
         raise ConfigError("run.distributed: fsdp needs several processes; launch with torchrun --nproc_per_node N "
                           "-m mobile_r1.cli.main train ... or accelerate launch --num_processes N ...")
+    if dist.is_initialized():
+        atexit.register(_end_processes)  # a second registration finds nothing left to tear down
     return accelerator
 
 
