@@ -9,7 +9,7 @@ from typing import Any
 
 from mobile_r1.agents.random_agent import RandomAgent
 from mobile_r1.core.actions import Action
-from mobile_r1.env.sim.episode import TaskEpisode, released_episode
+from mobile_r1.env.sim.episode import TaskEpisode, make_episode, released_episode
 from mobile_r1.env.sim.expert import Expert, ExpertRun
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.tasks.released import ReleasedLine, line_record, match_line, packaged_files, read_lines
@@ -63,3 +63,61 @@ def line(instruction: str, apps: list[str], category: str, language: str, need_l
     """One task line as InquireBench writes it."""
     return {"instruction": instruction, "apps": apps, "category": category, "language": language,
             "need_login": need_login, "intension": intension or instruction}
+
+
+# ----- the checks every InquireBench template family's tests make -------------------------------------------------
+def assert_lines_play_their_templates(expected: dict[tuple[str, int], str], values: dict[tuple[str, int], dict[str, str]],
+                                      specs: list[TaskSpec]) -> None:
+    """Each expected packaged line matches its template (with the values given) and no other line takes one of them."""
+    ours = set(expected.values())
+    lines = packaged_lines()
+    assert set(expected) <= set(lines)
+    for where, line in lines.items():
+        found = match_line(line, specs)
+        if where in expected:
+            assert found is not None and found.spec.id == expected[where], f"{where}: {line.task.instruction}"
+            for name, value in values.get(where, {}).items():
+                assert found.values[name] == value, (where, name)
+        else:
+            assert found is None or found.spec.id not in ours, f"{where} taken by {found.spec.id}"
+
+
+def assert_oracle_plays_every_line(expected: dict[tuple[str, int], str], first_reply: dict[str, str], file_name: str,
+                                   specs: list[TaskSpec]) -> None:
+    """The oracle plays each expected line of one file with every question its template needs, and scores 4."""
+    lines = packaged_lines()
+    for where in [w for w in expected if w[0] == file_name]:
+        episode = episode_of(lines[where], specs)
+        assert episode.locale == ("zh" if file_name.endswith("_zh.jsonl") else "en")
+        assert episode.instruction == lines[where].task.instruction
+        assert episode.spec.inquiries[0].reply == first_reply[episode.spec.category]
+        run = oracle(episode)
+        verdict = run.judgement.verdict
+        assert run.success and verdict.inquiry == "asked" and verdict.score == 4.0, (where, verdict.reason, run.stuck)
+        asked = [s for s in run.episode.steps if s.action.type.value == "call_user"]
+        assert len(asked) == len(episode.spec.inquiries), where
+
+
+def assert_nothing_passes_by_default(expected: dict[tuple[str, int], str], specs: list[TaskSpec]) -> None:
+    """Stopping at once, or acting at random (seeded), passes none of the expected lines."""
+    lines = packaged_lines()
+    for k, where in enumerate(expected):
+        episode = episode_of(lines[where], specs)
+        assert not do_nothing_succeeds(episode), where
+        assert not random_agent_succeeds(episode, seed=k), where
+
+
+def assert_train_episodes_generate(spec_ids: set[str], specs: dict[str, TaskSpec]) -> None:
+    """Each template makes train episodes in both languages with its own phrasings, never a released line."""
+    test_lines = {line.task.instruction for line in packaged_lines().values()}
+    for spec_id in sorted(spec_ids):
+        spec = specs[spec_id]
+        assert spec.suite == "inquirebench-sim" and spec.phone == "inquirebench"
+        assert spec.languages == ("en", "zh")
+        for language in spec.languages:
+            phrasings = spec.templates_for(language)
+            assert 2 <= len(phrasings.train) <= 4 and not set(phrasings.train) & set(phrasings.test)
+            for k in range(2):
+                episode = make_episode(spec, "train", k, 900 + k, language)
+                assert episode.instruction and "{" not in episode.instruction
+                assert episode.instruction not in test_lines, (spec_id, episode.instruction)

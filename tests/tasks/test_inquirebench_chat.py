@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from mobile_r1.env.sim import SimBackend
-from mobile_r1.env.sim.episode import make_episode
-from mobile_r1.tasks.released import match_line
 from mobile_r1.tasks.spec import TaskSpec
-from tests.tasks.released_lines import (do_nothing_succeeds, episode_of, line, oracle, packaged_lines,
-                                        random_agent_succeeds, write_lines)
+from tests.tasks.released_lines import (assert_lines_play_their_templates, assert_nothing_passes_by_default,
+                                        assert_oracle_plays_every_line, assert_train_episodes_generate,
+                                        line, write_lines)
 
 EN, ZH = "tasks_en.jsonl", "tasks_zh.jsonl"
 EXPECTED: dict[tuple[str, int], str] = {
@@ -41,40 +40,18 @@ def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
 
 
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
-    lines = packaged_lines()
-    assert set(EXPECTED) <= set(lines)
-    for where, line_ in lines.items():
-        found = match_line(line_, all_specs)
-        if where in EXPECTED:
-            assert found is not None and found.spec.id == EXPECTED[where], f"{where}: {line_.task.instruction}"
-            for name, value in VALUES.get(where, {}).items():
-                assert found.values[name] == value, (where, name)
-        else:
-            assert found is None or found.spec.id not in OURS, f"{where} taken by {found.spec.id}"
+    assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("language", [EN, ZH])
 def test_the_oracle_plays_every_line_with_the_right_inquiry(all_specs: list[TaskSpec], language: str) -> None:
-    lines = packaged_lines()
-    for where in [w for w in EXPECTED if w[0] == language]:
-        episode = episode_of(lines[where], all_specs)
-        assert episode.locale == ("zh" if language == ZH else "en")
-        assert episode.spec.inquiries[0].reply == FIRST_REPLY[episode.spec.category]
-        run = oracle(episode)
-        verdict = run.judgement.verdict
-        assert run.success and verdict.inquiry == "asked" and verdict.score == 4.0, (where, verdict.reason, run.stuck)
-        asked = [s for s in run.episode.steps if s.action.type.value == "call_user"]
-        assert len(asked) == len(episode.spec.inquiries), where
+    assert_oracle_plays_every_line(EXPECTED, FIRST_REPLY, language, all_specs)
 
 
 @pytest.mark.slow
 def test_doing_nothing_or_acting_at_random_never_succeeds(all_specs: list[TaskSpec]) -> None:
-    lines = packaged_lines()
-    for k, where in enumerate(EXPECTED):
-        episode = episode_of(lines[where], all_specs)
-        assert not do_nothing_succeeds(episode), where
-        assert not random_agent_succeeds(episode, seed=k), where
+    assert_nothing_passes_by_default(EXPECTED, all_specs)
 
 
 OTHER_VALUES = [
@@ -108,16 +85,4 @@ def test_lines_with_other_values_play_too(tmp_path: Path) -> None:
 
 
 def test_train_episodes_generate_in_both_languages_with_their_own_phrasings(specs: dict[str, TaskSpec]) -> None:
-    test_lines = {line_.task.instruction for line_ in packaged_lines().values()}
-    for spec_id in sorted(OURS):
-        spec = specs[spec_id]
-        assert spec.suite == "inquirebench-sim" and spec.phone == "inquirebench"
-        assert spec.languages == ("en", "zh")
-        for language in spec.languages:
-            phrasings = spec.templates_for(language)
-            assert 2 <= len(phrasings.train) <= 4 and not set(phrasings.train) & set(phrasings.test)
-            for k in range(2):
-                episode = make_episode(spec, "train", k, 900 + k, language)
-                assert episode.instruction and "{" not in episode.instruction
-                assert episode.instruction not in test_lines, (spec_id, episode.instruction)
-
+    assert_train_episodes_generate(OURS, specs)

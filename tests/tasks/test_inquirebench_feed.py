@@ -14,10 +14,9 @@ from mobile_r1.env.sim import SimBackend
 from mobile_r1.env.sim.episode import make_episode
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.sim import testing as T
-from mobile_r1.tasks.released import match_line
 from mobile_r1.tasks.spec import TaskSpec
-from tests.tasks.released_lines import (do_nothing_succeeds, episode_of, line, oracle, packaged_lines,
-                                        random_agent_succeeds, write_lines)
+from tests.tasks.released_lines import (assert_lines_play_their_templates, assert_nothing_passes_by_default,
+                                        assert_oracle_plays_every_line, episode_of, line, packaged_lines, write_lines)
 
 EN, ZH = "tasks_en.jsonl", "tasks_zh.jsonl"
 YOUTUBE_SEARCH = [31, 32, 33, 34, 35, 47, 48, 51, 52, 53, 54, 55]
@@ -61,46 +60,24 @@ def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
 
 
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
-    lines = packaged_lines()
-    assert set(EXPECTED) <= set(lines)
-    for where, line in lines.items():
-        found = match_line(line, all_specs)
-        if where in EXPECTED:
-            assert found is not None and found.spec.id == EXPECTED[where], f"{where}: {line.task.instruction}"
-            for name, value in VALUES.get(where, {}).items():
-                assert found.values[name] == value, (where, name)
-        else:  # no other line is taken by these templates
-            assert found is None or found.spec.id not in OURS, f"{where} taken by {found.spec.id}"
+    assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
     assert {s.id for s in all_specs if s.id.split(".")[1] in {"tiktok", "douyin", "x", "weibo", "instagram", "xhs",
                                                                   "youtube", "bilibili", "wetv", "netflix", "spotify",
                                                                   "netease"}} == OURS
 
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("language", [EN, ZH])
 def test_the_oracle_plays_every_line_with_the_right_inquiry(all_specs: list[TaskSpec], language: str) -> None:
-    lines = packaged_lines()
-    for where, spec_id in EXPECTED.items():
-        if where[0] != language:
-            continue
-        episode = episode_of(lines[where], all_specs)
-        assert episode.locale == ("zh" if language == ZH else "en")
-        assert episode.instruction == lines[where].task.instruction
-        assert episode.spec.inquiries[0].reply == FIRST_REPLY[episode.spec.category]
-        run = oracle(episode)
-        verdict = run.judgement.verdict
-        assert run.success and verdict.inquiry == "asked" and verdict.score == 4.0, (where, verdict.reason, run.stuck)
-        asked = [s for s in run.episode.steps if s.action.type.value == "call_user"]
-        assert len(asked) == len(episode.spec.inquiries), where
+    assert_oracle_plays_every_line(EXPECTED, FIRST_REPLY, language, all_specs)
+
 
 
 @pytest.mark.slow
 def test_doing_nothing_or_acting_at_random_never_succeeds(all_specs: list[TaskSpec]) -> None:
-    lines = packaged_lines()
-    for k, where in enumerate(EXPECTED):
-        episode = episode_of(lines[where], all_specs)
-        assert not do_nothing_succeeds(episode), where
-        assert not random_agent_succeeds(episode, seed=k), where
+    assert_nothing_passes_by_default(EXPECTED, all_specs)
+
 
 
 # One line per family phrased as InquireBench phrases it, with other values (families whose lines have none are left
