@@ -9,6 +9,7 @@ from typing import Any
 
 from mobile_r1.agents.random_agent import RandomAgent
 from mobile_r1.core.actions import Action
+from mobile_r1.env.sim import SimBackend
 from mobile_r1.env.sim.episode import TaskEpisode, make_episode, released_episode
 from mobile_r1.env.sim.expert import Expert, ExpertRun
 from mobile_r1.env.sim.judge import judge
@@ -108,7 +109,8 @@ def assert_nothing_passes_by_default(expected: dict[tuple[str, int], str], specs
 
 
 def assert_train_episodes_generate(spec_ids: set[str], specs: dict[str, TaskSpec]) -> None:
-    """Each template makes train episodes in both languages with its own phrasings, never a released line."""
+    """Each template makes train episodes in both languages with its own phrasings, never a released line (a wish
+    template's episode has a filled intent of its own)."""
     test_lines = {line.task.instruction for line in packaged_lines().values()}
     for spec_id in sorted(spec_ids):
         spec = specs[spec_id]
@@ -121,3 +123,21 @@ def assert_train_episodes_generate(spec_ids: set[str], specs: dict[str, TaskSpec
                 episode = make_episode(spec, "train", k, 900 + k, language)
                 assert episode.instruction and "{" not in episode.instruction
                 assert episode.instruction not in test_lines, (spec_id, episode.instruction)
+                if spec.category == "intention":
+                    assert "{" not in episode.intent and episode.intent != episode.instruction
+
+
+def assert_other_values_play(tmp_path: Path, other_values: list[tuple[str, dict[str, Any]]]) -> None:
+    """Lines phrased as InquireBench phrases a family, with other values, play through the backend: each keeps its
+    words, reaches the template meant for it, and the oracle completes it asking what it must."""
+    path = write_lines(tmp_path / "other.jsonl", [record for _, record in other_values])
+    backend = SimBackend(render=False)
+    refs = backend.episodes(str(path))
+    assert [r.instruction for r in refs] == [record["instruction"] for _, record in other_values]
+    assert [r.task for r in refs] == [spec_id for spec_id, _ in other_values]
+    for ref in refs:
+        env = backend.open(ref)
+        env.reset()
+        demo = env.expert_demo()
+        assert demo.success and demo.verdict.inquiry == "asked", (ref.instruction, demo.verdict.reason)
+        env.close()

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mobile_r1.env.sim import SimBackend
 from mobile_r1.tasks.spec import TaskSpec
 from tests.tasks.released_lines import (assert_lines_play_their_templates, assert_nothing_passes_by_default,
-                                        assert_oracle_plays_every_line, assert_train_episodes_generate,
-                                        line, write_lines)
+                                        assert_oracle_plays_every_line, assert_other_values_play,
+                                        assert_train_episodes_generate,
+                                        line)
 
 EN, ZH = "tasks_en.jsonl", "tasks_zh.jsonl"
 EXPECTED: dict[tuple[str, int], str] = {
@@ -72,16 +72,7 @@ OTHER_VALUES = [
 
 @pytest.mark.slow
 def test_lines_with_other_values_play_too(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "other.jsonl", [record for _, record in OTHER_VALUES])
-    backend = SimBackend(render=False)
-    refs = backend.episodes(str(path))
-    assert [r.task for r in refs] == [spec_id for spec_id, _ in OTHER_VALUES]
-    for ref in refs:
-        env = backend.open(ref)
-        env.reset()
-        demo = env.expert_demo()
-        assert demo.success and demo.verdict.inquiry == "asked", (ref.instruction, demo.verdict.reason)
-        env.close()
+    assert_other_values_play(tmp_path, OTHER_VALUES)
 
 
 def test_train_episodes_generate_in_both_languages_with_their_own_phrasings(specs: dict[str, TaskSpec]) -> None:

@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from mobile_r1.core.actions import Action
-from mobile_r1.env.sim import SimBackend
-from mobile_r1.env.sim.episode import make_episode
 from mobile_r1.env.sim.judge import judge
 from mobile_r1.sim import testing as T
 from mobile_r1.tasks.spec import TaskSpec
 from tests.tasks.released_lines import (assert_lines_play_their_templates, assert_nothing_passes_by_default,
-                                        assert_oracle_plays_every_line, episode_of, line, packaged_lines, write_lines)
+                                        assert_oracle_plays_every_line, assert_other_values_play,
+                                        assert_train_episodes_generate, episode_of, line, packaged_lines)
 
 EN, ZH = "tasks_en.jsonl", "tasks_zh.jsonl"
 YOUTUBE_SEARCH = [31, 32, 33, 34, 35, 47, 48, 51, 52, 53, 54, 55]
@@ -66,18 +65,15 @@ def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_s
                                                                   "netease"}} == OURS
 
 
-
 @pytest.mark.slow
 @pytest.mark.parametrize("language", [EN, ZH])
 def test_the_oracle_plays_every_line_with_the_right_inquiry(all_specs: list[TaskSpec], language: str) -> None:
     assert_oracle_plays_every_line(EXPECTED, FIRST_REPLY, language, all_specs)
 
 
-
 @pytest.mark.slow
 def test_doing_nothing_or_acting_at_random_never_succeeds(all_specs: list[TaskSpec]) -> None:
     assert_nothing_passes_by_default(EXPECTED, all_specs)
-
 
 
 # One line per family phrased as InquireBench phrases it, with other values (families whose lines have none are left
@@ -122,34 +118,11 @@ OTHER_VALUES = [
 
 @pytest.mark.slow
 def test_lines_with_other_values_play_too(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "other.jsonl", [record for _, record in OTHER_VALUES])
-    backend = SimBackend(render=False)
-    refs = backend.episodes(str(path))
-    assert [r.instruction for r in refs] == [record["instruction"] for _, record in OTHER_VALUES]
-    assert [r.task for r in refs] == [spec_id for spec_id, _ in OTHER_VALUES]
-    for ref in refs:
-        env = backend.open(ref)
-        env.reset()
-        demo = env.expert_demo()
-        assert demo.success and demo.verdict.inquiry == "asked", (ref.instruction, demo.verdict.reason)
-        env.close()
+    assert_other_values_play(tmp_path, OTHER_VALUES)
 
 
 def test_train_episodes_generate_in_both_languages_with_their_own_phrasings(specs: dict[str, TaskSpec]) -> None:
-    test_lines = {line.task.instruction for line in packaged_lines().values()}
-    for spec_id in sorted(OURS):
-        spec = specs[spec_id]
-        assert spec.suite == "inquirebench-sim" and spec.phone == "inquirebench"
-        assert spec.languages == ("en", "zh")
-        for language in spec.languages:
-            phrasings = spec.templates_for(language)
-            assert 2 <= len(phrasings.train) <= 4 and not set(phrasings.train) & set(phrasings.test)
-            for k in range(2):
-                episode = make_episode(spec, "train", k, 900 + k, language)
-                assert episode.instruction and "{" not in episode.instruction
-                assert episode.instruction not in test_lines, (spec_id, episode.instruction)
-                if spec.category == "intention":
-                    assert "{" not in episode.intent and episode.intent != episode.instruction
+    assert_train_episodes_generate(OURS, specs)
 
 
 def test_a_weibo_post_passes_with_or_without_the_lines_closing_full_stop(all_specs: list[TaskSpec]) -> None:
