@@ -192,16 +192,10 @@ def playable_lines(lines: list[ReleasedLine], specs: list[TaskSpec]) -> tuple[li
 
 def match_lines(lines: list[ReleasedLine], specs: list[TaskSpec]) -> list[LineMatch]:
     """Every line's template; a ConfigError names each line no template plays (up to ten), before anything runs."""
-    out: list[LineMatch] = []
-    missing: list[str] = []
-    for line in lines:
-        found = match_line(line, specs)
-        if found is None:
-            text = line.task.instruction
-            missing.append(f"{line.where}: no task template plays {text[:80]!r}{'...' if len(text) > 80 else ''} "
-                           f"({line.task.category}, {line.language})")
-        else:
-            out.append(found)
+    out, unplayed = playable_lines(lines, specs)
+    missing = [f"{line.where}: no task template plays {line.task.instruction[:80]!r}"
+               f"{'...' if len(line.task.instruction) > 80 else ''} ({line.task.category}, {line.language})"
+               for line in unplayed]
     if missing:
         more = f"\n... and {len(missing) - 10} more" if len(missing) > 10 else ""
         raise ConfigError("the simulated phone cannot play these task lines (they match no task template; see "
