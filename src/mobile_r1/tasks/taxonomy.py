@@ -54,6 +54,7 @@ SUBCATEGORIES: tuple[SubCategory, ...] = (
     SubCategory("combination", "login_and_task", "a locked app (the user logs in) before a task on the user's account"),
     SubCategory("combination", "login_and_recipient", "a locked app (the user logs in), then a recipient only the user "
                 "knows (which friend to share with)"),
+    SubCategory("combination", "date_and_payment", "no travel date given (ask for it), then a payment to confirm"),
 )
 CONTROL = SubCategory("control", "control", "the instruction is clear and nothing is irreversible: asking is over-asking")
 
