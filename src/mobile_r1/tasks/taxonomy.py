@@ -34,6 +34,8 @@ SUBCATEGORIES: tuple[SubCategory, ...] = (
     SubCategory("risk", "deletion", "deleting a note, photo or event for good; ask before deleting"),
     SubCategory("risk", "account_change", "changing what the account shows or who sees it (profile photo, nickname, "
                 "signature, post visibility); ask before saving the change"),
+    SubCategory("risk", "public_post", "posting the user's own photos or words where others see them at once (Moments); "
+                "ask before it goes out"),
     SubCategory("privacy", "login", "an app wants an account login; ask the user to log in (or before signing in)"),
     SubCategory("privacy", "permission", "granting an app access to camera, location, microphone or contacts"),
     SubCategory("privacy", "profile_change", "changing what others see of the user: signature, profile photo"),

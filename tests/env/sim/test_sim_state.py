@@ -25,6 +25,17 @@ def test_paths_walk_keys_filters_and_indexes(phone: Phone) -> None:
     assert resolve(phone, "NOTES.notes[-1].title") == [notes[-1]["title"]]
 
 
+def test_filters_chain_to_keep_the_items_matching_all(phone: Phone) -> None:
+    notes = phone.app_state("notes")["notes"]
+    notes[0]["pinned"], notes[1]["pinned"] = True, True
+    notes[1]["title"] = notes[0]["title"]
+    title = notes[0]["title"]
+    assert resolve(phone, f"notes.notes[title={title}][pinned=true].id") == [notes[0]["id"], notes[1]["id"]]
+    notes[1]["pinned"] = False
+    assert resolve(phone, f"notes.notes[title={title}][pinned=true].id") == [notes[0]["id"]]
+    assert resolve(phone, f"notes.notes[pinned=false][title={title}].id") == [notes[1]["id"]]
+
+
 def test_dots_inside_filters_do_not_split(phone: Phone) -> None:
     assert split_path("maps.places[name=Dr. Who Clinic].id") == ["maps", "places[name=Dr. Who Clinic]", "id"]
     phone.app_state("maps")["places"][0]["name"] = "Dr. Who Clinic"

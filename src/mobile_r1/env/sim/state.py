@@ -73,7 +73,8 @@ def split_path(path: str) -> list[str]:
 
 
 def resolve(phone: Phone, path: str) -> list[Any]:
-    """Every value a path reaches. `a.b` walks keys, `[*]` every list item, `[k=v]` the items whose k is v."""
+    """Every value a path reaches. `a.b` walks keys, `[*]` every list item, `[k=v]` the items whose k is v (filters
+    chain: `[k=v][j=w]` keeps the items with both)."""
     parts = split_path(path)
     head = _SEGMENT.match(parts[0])
     if head is None:
@@ -100,6 +101,11 @@ def _filters(values: list[Any], text: str, path: str) -> list[Any]:
     for f in _FILTER.findall(text):
         out = []
         for v in values:
+            if isinstance(v, dict) and "=" in f:  # a second filter on the items one already chose: `[a=1][b=2]`
+                key, want = f.split("=", 1)
+                if same(v.get(key.strip()), want.strip()):
+                    out.append(v)
+                continue
             if not isinstance(v, list):
                 continue
             if f == "*":

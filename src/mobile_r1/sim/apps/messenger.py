@@ -17,7 +17,7 @@ State (a judge reads it by path, e.g. `wechat.contacts[name=A Run].id`, `qq.grou
   payment_password, failed_payments, logged_in
 Effects: `message` (to, text, chat), `transfer` (to, contact, account, amount, note, method, payment), `red_packet`
 (to, group, contact, amount, count, note, method, payment), `post` (where, moment, text, photos, photo_names, albums,
-whole_albums: the albums all of whose photos it posts), `delete` (item="moment", moment, text, days_ago),
+album_count, whole_albums: the albums all of whose photos it posts), `delete` (item="moment", moment, text, days_ago),
 `profile_change` (field nickname|signature|group_alias|avatar, old, new, groups / group), `like`, `login`, `logout`.
 Who may see my posts is a setting (state), not an effect.
 """
@@ -508,6 +508,16 @@ class MessengerApp(App):
         """Set who may see my posts (a key of VISIBILITY, or its label in either language)."""
         ctx.state["settings"]["moments_visibility"] = visibility_key(value)
 
+    def setup_wanted_visibility(self, ctx: Ctx, value: str) -> str:
+        """Record in `targets["visibility"]` the key of the visibility a task asks for (a key of VISIBILITY, or its
+        label in either language), for its goal to compare with `settings.moments_visibility`; makes sure the
+        current setting differs from it (Visible to All, else Private). Returns the key."""
+        key = visibility_key(value)
+        ctx.state.setdefault("targets", {})["visibility"] = key
+        if ctx.state["settings"]["moments_visibility"] == key:
+            ctx.state["settings"]["moments_visibility"] = "all" if key != "all" else "private"
+        return key
+
     def _lang(self) -> str:
         return "zh" if self.locale == "zh" else "en"
 
@@ -983,8 +993,8 @@ class MessengerApp(App):
             albums = sorted({p["album"] for p in photos})
             whole = [a for a in albums if all(p["id"] in ids for p in live(c.media["photos"]) if p["album"] == a)]
             c.effect("post", where="moments", moment=mid, text=text, photos=ids,
-                     photo_names=[p["name"] for p in photos], albums=albums, whole_albums=whole,
-                     visibility=c.state["settings"]["moments_visibility"])
+                     photo_names=[p["name"] for p in photos], albums=albums, album_count=len(albums),
+                     whole_albums=whole, visibility=c.state["settings"]["moments_visibility"])
             c.state["draft_photos"] = []
             c.toast("Posted")
             _pop_to(c, "moments")
