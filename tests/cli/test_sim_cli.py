@@ -33,12 +33,25 @@ def test_render_unknown_screen_is_a_clean_error(capsys: pytest.CaptureFixture[st
     assert "no screen 'nope'" in capsys.readouterr().err
 
 
-def test_gallery_writes_every_screen(tmp_path: Path) -> None:
-    assert main(["sim", "gallery", "--out", str(tmp_path), "--app", "notes", "--app", "shop"]) == 0
-    index = (tmp_path / "index.md").read_text()
-    for name in ("notes_home.png", "notes_edit.png", "shop_checkout.png", "shop_pay.png", "launcher.png"):
-        assert (tmp_path / name).is_file() and name in index
+def test_gallery_writes_the_main_screens_in_both_languages(tmp_path: Path) -> None:
+    assert main(["sim", "gallery", "--out", str(tmp_path), "--app", "notes", "--app", "ctrip"]) == 0
+    index = (tmp_path / "index.md").read_text(encoding="utf-8")
+    for lang in ("en", "zh"):
+        for name in ("notes_home.png", "ctrip_home.png", "ctrip_results.png", "ctrip_flight.png", "launcher.png"):
+            assert (tmp_path / lang / name).is_file() and f"({lang}/{name})" in index
+    assert not (tmp_path / "en" / "ctrip_done.png").exists()  # not a main screen
+    assert "| results | ![Ctrip results en](en/ctrip_results.png) | ![Ctrip results zh](zh/ctrip_results.png) |" in index
+    en, zh = (Image.open(tmp_path / lang / "ctrip_home.png") for lang in ("en", "zh"))
+    assert en.size == zh.size == (216, 480) and en.tobytes() != zh.tobytes()
     assert (tmp_path / "index.html").is_file()
+
+
+def test_gallery_of_every_screen_in_one_language(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "gallery", "--out", str(tmp_path), "--app", "shop", "--locale", "zh", "--every"]) == 0
+    assert (tmp_path / "zh" / "shop_checkout.png").is_file() and (tmp_path / "zh" / "shop_pay.png").is_file()
+    assert not (tmp_path / "en").exists()
+    assert main(["sim", "gallery", "--out", str(tmp_path), "--locale", "fr"]) == 2
+    assert "unknown locale 'fr'" in capsys.readouterr().err
 
 
 def test_play_reads_piped_actions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

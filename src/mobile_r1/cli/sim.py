@@ -45,21 +45,24 @@ def render(
 @sim_app.command("gallery")
 def gallery(
     out: Path = typer.Option(Path("docs/gallery"), "--out", help="Folder for the PNGs and index.md / index.html."),
-    scale: float = typer.Option(0.3, "--scale", help="Screenshot scale."),
+    scale: float = typer.Option(0.2, "--scale", help="Screenshot scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the app states."),
     randomize: bool = typer.Option(False, "--randomize/--canonical", help="Randomised look or the canonical one."),
     app_names: Optional[list[str]] = typer.Option(None, "--app", help="Only these apps (repeatable)."),
+    locales: Optional[list[str]] = typer.Option(None, "--locale", help="Only these languages: en, zh (repeatable; "
+                                                "default both)."),
+    every: bool = typer.Option(False, "--every/--main", help="Every screen, or each app's main screens."),
 ) -> None:
-    """Write one PNG per screen of every app, with an index listing them."""
+    """Write one PNG per main screen of every app in English and Chinese, with an index showing them side by side."""
     from rich.progress import Progress
 
     from mobile_r1.sim.tools import write_gallery
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("rendering", total=None)
-        entries = write_gallery(out, scale, seed, randomize, app_names,
+        entries = write_gallery(out, scale, seed, randomize, app_names, locales or ("en", "zh"), every,
                                 progress=lambda name: bar.update(task, description=name, advance=1))
-    console.print(f"wrote {len(entries)} screens and {out / 'index.md'}")
+    console.print(f"wrote {len(entries)} screens in {len(locales or ('en', 'zh'))} languages and {out / 'index.md'}")
 
 
 @sim_app.command("play")

@@ -10,16 +10,18 @@ from typing import Any, Callable, Iterable, TextIO
 from mobile_r1.core.actions import Action
 from mobile_r1.core.errors import ActionError, ConfigError
 from mobile_r1.core.records import UIElement
-from mobile_r1.sim.apps import load_all, resolve
+from mobile_r1.sim.apps import Ctx, load_all, resolve
 from mobile_r1.sim.system import Phone
 
 
-def render_screen(app: str, screen: str | None = None, seed: int = 0, randomize: bool = False) -> Phone:
-    """A phone showing `screen` (default: the home screen) of `app`; read `.screenshot()`, `.elements()`, `.xml()`."""
+def render_screen(app: str, screen: str | None = None, seed: int = 0, randomize: bool = False,
+                  locale: str = "en") -> Phone:
+    """A phone in `locale` showing `screen` (default: the home screen) of `app`; read `.screenshot()`, `.elements()`,
+    `.xml()`."""
     key = resolve(app)
     if key is None:
         raise ConfigError(f"unknown app '{app}'; apps: {', '.join(sorted(load_all()))}")
-    phone = Phone(apps=[key], seed=seed, randomize=randomize, ad_rate=0.0)
+    phone = Phone(apps=[key], seed=seed, randomize=randomize, ad_rate=0.0, locale=locale)
     phone.goto(key, screen)
     return phone
 
@@ -41,47 +43,65 @@ def format_elements(elements: list[UIElement], only_labeled: bool = False) -> st
     return "\n".join(lines)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True)
 class GalleryEntry:
     app: str
     screen: str
-    path: Path
+    paths: dict[str, Path]  # locale -> PNG
 
 
-def write_gallery(out: Path, scale: float = 0.3, seed: int = 0, randomize: bool = False, apps: list[str] | None = None,
+LANGUAGES = {"en": "English", "zh": "Chinese"}
+
+
+def write_gallery(out: Path, scale: float = 0.2, seed: int = 0, randomize: bool = False, apps: list[str] | None = None,
+                  locales: Iterable[str] = ("en", "zh"), every: bool = False,
                   progress: Callable[[str], None] | None = None) -> list[GalleryEntry]:
-    """One PNG per screen of every app (plus the launcher), and an index.md and index.html listing them."""
-    out.mkdir(parents=True, exist_ok=True)
+    """One PNG per main screen (`App.main_screens`; with `every`, per screen) of every app and the launcher, in each
+    locale (`out/<locale>/<app>_<screen>.png`), and an index.md and index.html showing the languages side by side."""
+    langs = list(dict.fromkeys(locales))
+    bad = [loc for loc in langs if loc not in LANGUAGES]
+    if bad or not langs:
+        raise ConfigError(f"unknown locale {bad[0] if bad else '(none)'!r}; the phone speaks en and zh")
     registry = load_all()
     keys = sorted(registry) if apps is None else [resolve(a) or a for a in apps]
-    entries: list[GalleryEntry] = []
-    home = Phone(apps=sorted(registry), seed=seed, randomize=randomize, ad_rate=0.0)
-    path = out / "launcher.png"
-    home.screenshot(scale).save(path)
-    entries.append(GalleryEntry("launcher", "home", path))
+    unknown = [k for k in keys if k not in registry]
+    if unknown:
+        raise ConfigError(f"unknown app '{unknown[0]}'; apps: {', '.join(sorted(registry))}")
+    for loc in langs:
+        (out / loc).mkdir(parents=True, exist_ok=True)
+    entries = [GalleryEntry("launcher", "home", {loc: out / loc / "launcher.png" for loc in langs})]
+    for loc in langs:
+        Phone(apps=sorted(registry), seed=seed, randomize=randomize, ad_rate=0.0, locale=loc).screenshot(scale).save(
+            entries[0].paths[loc])
     for key in keys:
-        if key not in registry:
-            raise ConfigError(f"unknown app '{key}'")
-        for screen in registry[key].screens():
-            phone = render_screen(key, screen, seed, randomize)
-            path = out / f"{key}_{screen}.png"
-            phone.screenshot(scale).save(path)
-            entries.append(GalleryEntry(registry[key].name, screen, path))
+        for screen in registry[key].screens() if every else registry[key].main_screens():
+            paths = {loc: out / loc / f"{key}_{screen}.png" for loc in langs}
+            for loc in langs:
+                phone = Phone(apps=[key], seed=seed, randomize=randomize, ad_rate=0.0, locale=loc)
+                params = phone.apps[key].gallery_setup(Ctx(phone, key))
+                phone.goto(key, screen, **params.get(screen, {}))
+                phone.screenshot(scale).save(paths[loc])
+            entries.append(GalleryEntry(registry[key].name, screen, paths))
             if progress is not None:
                 progress(f"{key}/{screen}")
+    which = "Every screen" if every else "The main screens"
+    regenerate = f"mobile-r1 sim gallery --out {out.as_posix()}" + (" --every" if every else "")
     md = ["# Gallery of the simulated phone", "",
-          f"Every screen of every app, seed {seed}, {'randomised' if randomize else 'canonical'} look, scale {scale}.",
-          "Regenerate with `mobile-r1 sim gallery --out docs/gallery`.", ""]
+          f"{which} of every app in {' and '.join(LANGUAGES[loc] for loc in langs)}, seed {seed}, "
+          f"{'randomised' if randomize else 'canonical'} look, scale {scale}. Regenerate with `{regenerate}`.", ""]
     html = ["<!doctype html><meta charset='utf-8'><title>Simulated phone gallery</title>",
             "<style>figure{display:inline-block;margin:8px;text-align:center}</style>"]
     current = None
     for e in entries:
         if e.app != current:
-            md += ["", f"## {e.app}", ""]
+            md += ["", f"## {e.app}", "", "| screen | " + " | ".join(LANGUAGES[loc] for loc in langs) + " |",
+                   "|---|" + "---|" * len(langs)]
             html.append(f"<h2>{e.app}</h2>")
             current = e.app
-        md.append(f"![{e.app} {e.screen}]({e.path.name}) ")
-        html.append(f"<figure><img src='{e.path.name}' width='216'><figcaption>{e.screen}</figcaption></figure>")
+        cells = [f"![{e.app} {e.screen} {loc}]({e.paths[loc].relative_to(out).as_posix()})" for loc in langs]
+        md.append(f"| {e.screen} | " + " | ".join(cells) + " |")
+        html += [f"<figure><img src='{e.paths[loc].relative_to(out).as_posix()}' width='216'>"
+                 f"<figcaption>{e.screen} ({loc})</figcaption></figure>" for loc in langs]
     (out / "index.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / "index.html").write_text("\n".join(html) + "\n", encoding="utf-8")
     return entries

@@ -77,6 +77,7 @@ class App:
     color: str = "#5f6368"
     icon: str = ""
     home: str = "home"
+    gallery: ClassVar[tuple[str, ...]] = ()  # the main screens the gallery shows (default: see `main_screens`)
     login_required: bool = False
     locale: str = "en"  # the language of the phone it is installed on (set by the phone before `initial_state`)
 
@@ -99,6 +100,19 @@ class App:
         names = [n[len("screen_"):] for n in dir(cls) if n.startswith("screen_") and callable(getattr(cls, n))]
         names.sort(key=lambda n: (n != cls.home, n == "login", n))
         return names
+
+    @classmethod
+    def main_screens(cls) -> list[str]:
+        """The screens a visitor of the gallery sees first: `gallery` when the app names them, else its home screen and
+        the next three of `screens()` (the login wall left out)."""
+        if cls.gallery:
+            return list(cls.gallery)
+        return [s for s in cls.screens() if s != "login"][:4]
+
+    def gallery_setup(self, ctx: Ctx) -> dict[str, dict[str, Any]]:
+        """Make the phone show something typical for the gallery (a search made, a form filled) and return the push
+        params of the screens that need them (`{"place": {"id": ...}}`); by default nothing."""
+        return {}
 
     def render(self, screen: str, ctx: Ctx) -> Widget:
         fn = getattr(self, f"screen_{screen}", None)

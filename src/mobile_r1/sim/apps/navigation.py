@@ -253,6 +253,7 @@ class NavigationApp(App):
     language), the mode its directions open with (`default_mode`) and its own words in `strings`."""
 
     archetype = "navigation"
+    gallery = ("home", "results", "place", "directions", "bus")
     flavour: ClassVar[str] = "beijing"
     default_mode: ClassVar[str] = "drive"
     chips: ClassVar[tuple[tuple[str, str], ...]] = ()
@@ -319,6 +320,16 @@ class NavigationApp(App):
         ctx.state["targets"][name] = dict(found[0])
         return dict(found[0])
 
+    def gallery_setup(self, ctx: Ctx) -> dict[str, dict[str, Any]]:
+        """The gallery's phone: the location allowed, a search for the first chip and one for bus stops."""
+        self.setup_located(ctx)
+        query, stops = ctx.t(self.chips[0][0]), ctx.t("Bus stops")
+        ctx.state["history"] = [query, stops]
+        place, stop = results(ctx.state, query)[0], results(ctx.state, stops)[0]
+        return {"results": {"query": query, "sort": 0}, "place": {"query": query, "id": place["id"]},
+                "directions": {"query": query, "id": place["id"], "mode": self.default_mode},
+                "bus": {"query": stops, "id": stop["id"]}}
+
     # ----- pieces of screens ---------------------------------------------------------------------------------------
     def _back_row(self, *rest: Widget) -> Widget:
         return Row(Icon("back", desc="Navigate up", size=80, on_click=lambda c: c.back(), id="navigate_up"), *rest,
@@ -329,7 +340,8 @@ class NavigationApp(App):
 
     def _place_row(self, ctx: Ctx, p: dict[str, Any]) -> Widget:
         stats = "  \u00b7  ".join(x for x in (f"\u2605 {p['rating']}", self._distance(ctx, p), p["address"]) if x)
-        return Row(Icon("bus" if p["kind"] == "bus_stop" else "maps", desc=p["name"], size=100, bg="primary"),
+        mark = ctx.t("Bus stop")[:1] if p["kind"] == "bus_stop" else p["name"][:1]
+        return Row(Icon(mark, desc=p["name"], size=100, bg="primary"),
                    Column(Text(p["name"], bold=True, max_lines=2, id="place_name"),
                           Text(stats, size="small", color=GREY, max_lines=2, id="place_stats"), gap=6, weight=1.0),
                    pad=28, gap=24, id="place", on_click=lambda c, p=p: _open_place(c, p))
@@ -391,9 +403,9 @@ class NavigationApp(App):
         bus = p["kind"] == "bus_stop"
         actions = [Button("Directions", style="secondary", icon="forward", id="directions", weight=1.0,
                           on_click=lambda c: _directions(c, query, pid, mode)),
-                   Button("Start", icon="maps", id="start", weight=1.0, on_click=lambda c: _start(c, query, pid, mode))]
+                   Button("Start", icon="send", id="start", weight=1.0, on_click=lambda c: _start(c, query, pid, mode))]
         if bus:
-            actions.insert(0, Button("Real-time bus info", icon="bus", id="bus_info", weight=1.0,
+            actions.insert(0, Button("Real-time bus info", icon="recents", id="bus_info", weight=1.0,
                                      on_click=lambda c: _bus_info(c, query, pid)))
         return Column(
             AppBar("Place details"),
@@ -424,7 +436,7 @@ class NavigationApp(App):
             Column(Text(ctx.t("{minutes} min · {km} km", minutes=route["minutes"], km=route["km"]), size="title",
                         bold=True, id="route_summary"),
                    Text(ctx.t(MODE_LABELS[mode]), color=GREY, id="route_mode"), pad=36, gap=8),
-            Row(Button("Start", icon="maps", id="start", weight=1.0,
+            Row(Button("Start", icon="send", id="start", weight=1.0,
                        on_click=lambda c: _start(c, query, p["id"], mode)), pad=28))
 
     def screen_navigating(self, ctx: Ctx) -> Widget:
@@ -446,7 +458,7 @@ class NavigationApp(App):
         p = _find(ctx.state, query, ctx.params.get("id")) or results(ctx.state, query or "?")[0]
         rows = [ListItem(line, ctx.t("{n} stops away", n=away),
                          trailing=ctx.t("Next bus in {minutes} min", minutes=minutes), id="arrival",
-                         leading=Icon("bus", desc=line, size=80, bg="primary"))
+                         leading=Icon(ctx.t("Bus stop")[:1], desc=line, size=80, bg="primary"))
                 for line, minutes, away in arrivals(p)]
         return Column(AppBar("Live arrivals"),
                       Column(Text(p["name"], size="title", bold=True, id="stop_name"),
@@ -463,10 +475,10 @@ class GoogleMaps(NavigationApp):
     package = "com.google.android.apps.maps"
     aliases = ("google map", "googlemaps", "gmaps")
     color = "#1a73e8"
-    icon = "maps"
+    icon = "G"
     default_mode = "drive"
     chips = (("Restaurants", "bag"), ("Coffee", "display"), ("Gas stations", "forward"), ("Hotels", "home"),
-             ("Bus stops", "bus"), ("Pharmacies", "plus"))
+             ("Bus stops", "recents"), ("Pharmacies", "plus"))
     strings = {"zh": {}}
 
 
@@ -480,7 +492,7 @@ class Amap(NavigationApp):
     color = "#1677ff"
     icon = "高"
     default_mode = "transit"
-    chips = (("Restaurants", "bag"), ("Scenic spots", "star"), ("Parking", "forward"), ("Bus stops", "bus"),
+    chips = (("Restaurants", "bag"), ("Scenic spots", "star"), ("Parking", "forward"), ("Bus stops", "recents"),
              ("Hotels", "home"), ("Coffee", "display"))
     strings = {"zh": {"Search here": "查找地点、公交、地铁"}}
 

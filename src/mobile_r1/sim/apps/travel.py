@@ -200,6 +200,7 @@ class TravelApp(App):
     words in `strings`; `first_month` and `first_day` start the calendar it offers."""
 
     archetype = "travel"
+    gallery = ("home", "dates", "results", "flight", "book")
     first_month: ClassVar[int] = 12
     first_day: ClassVar[int] = 1
     days: ClassVar[int] = 14
@@ -259,6 +260,16 @@ class TravelApp(App):
             raise ValueError(f"setup_target: no flight from {origin!r} to {destination!r}")
         ctx.state["targets"][name] = dict(found[0])
         return dict(found[0])
+
+    def gallery_setup(self, ctx: Ctx) -> dict[str, dict[str, Any]]:
+        """The gallery's phone: the form filled for a one-way flight and the first flight chosen."""
+        zh = ctx.state["catalog"]["locale"] == "zh"
+        ctx.state["form"].update({"from": "北京" if zh else "New York", "to": "兰卡威" if zh else "Langkawi",
+                                  "date": ctx.state["dates"][4]})
+        form = ctx.state["form"]
+        first = flights(ctx.state, form["from"], form["to"])[0]
+        return {"results": {"sort": 1}, "flight": {"id": first["id"]}, "book": {"id": first["id"]},
+                "pay": {"id": first["id"]}, "dates": {"which": "date"}}
 
     # ----- pieces of screens ---------------------------------------------------------------------------------------
     def _money(self, ctx: Ctx, value: float) -> str:
