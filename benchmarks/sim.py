@@ -1,4 +1,5 @@
-"""Speed and memory of the simulated phone: env steps per second (with 0.3-scale screenshots and without), reset time, memory per env."""
+"""Speed and memory of the simulated phone, in English and in Chinese: env steps per second (with 0.3-scale screenshots
+and without), reset time, memory per env."""
 
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ def _clickable_policy(env: SimEnv, obs, rng: random.Random) -> Action:
     return Action.back()
 
 
-def steps_per_second(render: bool, n: int = 2000, seed: int = 0) -> tuple[float, float]:
+def steps_per_second(render: bool, n: int = 2000, seed: int = 0, locale: str = "en") -> tuple[float, float]:
     """(steps per wall-clock second, steps per CPU second of this process) under a random clicking policy."""
-    env = SimEnv(seed=seed, render=render, scale=0.3, xml=True)
+    env = SimEnv(seed=seed, render=render, scale=0.3, xml=True, locale=locale)
     rng = random.Random(seed)
     obs = env.reset(app="Shop")
     wall, cpu = time.perf_counter(), time.process_time()
@@ -58,14 +59,14 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def memory_per_env_mb(n: int = 20) -> tuple[float, float]:
+def memory_per_env_mb(n: int = 20, locale: str = "en") -> tuple[float, float]:
     """(Python heap per env by tracemalloc, resident-set growth per env incl. screenshot buffers)."""
     rss = _rss_mb()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     envs = []
     for i in range(n):
-        env = SimEnv(seed=i, render=True)
+        env = SimEnv(seed=i, render=True, locale=locale)
         obs = env.reset(app="Shop")
         for _ in range(30):
             obs, *_ = env.step(_clickable_policy(env, obs, random.Random(i)))
@@ -83,18 +84,20 @@ def best(fn, repeats: int = 3):  # type: ignore[no-untyped-def]
 def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} (other work on the machine slows wall-clock figures)")
-    with_shots = best(lambda: steps_per_second(True))
-    without = best(lambda: steps_per_second(False, n=3000))
     print(f"apps installed:                    {len(SimEnv().phone.apps)}  (steps also build elements, XML, state key;"
           " best of 3 runs)")
-    print(f"steps/s with 324x720 screenshots:  {with_shots[0]:8.0f} wall, {with_shots[1]:8.0f} per CPU second (bar >= 300)")
-    print(f"steps/s without rendering:         {without[0]:8.0f} wall, {without[1]:8.0f} per CPU second (bar >= 2000)")
+    for locale in ("en", "zh"):
+        with_shots = best(lambda: steps_per_second(True, locale=locale))
+        without = best(lambda: steps_per_second(False, n=3000, locale=locale))
+        print(f"[{locale}] steps/s with 324x720 screenshots:  {with_shots[0]:8.0f} wall, {with_shots[1]:8.0f} per CPU second"
+              " (bar >= 300)")
+        print(f"[{locale}] steps/s without rendering:         {without[0]:8.0f} wall, {without[1]:8.0f} per CPU second"
+              " (bar >= 2000)")
+        heap, rss = memory_per_env_mb(locale=locale)
+        print(f"[{locale}] memory per env, Python heap:       {heap:8.2f} MB (bar < 30 MB)")
+        print(f"[{locale}] memory per env, RSS growth:        {rss:8.2f} MB (bar < 30 MB)")
     reset_wall, reset_cpu = min((reset_ms() for _ in range(3)), key=lambda r: r[1])
     print(f"reset:                             {reset_wall:8.2f} ms wall, {reset_cpu:6.2f} ms CPU (bar < 10 ms)")
-    heap, rss = memory_per_env_mb()
-    print(f"memory per env, Python heap:       {heap:8.2f} MB (bar < 30 MB)")
-    print(f"memory per env, RSS growth:        {rss:8.2f} MB (bar < 30 MB)")
-
 
 if __name__ == "__main__":
     main()
