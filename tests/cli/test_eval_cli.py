@@ -40,6 +40,26 @@ def test_eval_prints_metrics_and_writes_the_run(tmp_path: Path, capsys: pytest.C
     assert "over-inquiry" in table and "all" in table and "100.0% [34.2, 100.0]" in table
 
 
+def test_gate_refusals_are_counted_in_the_summary_and_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the safety gate on and nobody at the terminal, the oracle's risky actions are refused: the summary says so
+    (counts.gate_refused, a note on what to do), rather than an unexplained low SR."""
+    monkeypatch.setattr(sys, "stdin", open(os.devnull))
+    assert main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "4", "--confirm", "risky",
+                 "--out", str(tmp_path / "run"), "--json"]) == 0
+    captured = capsys.readouterr()
+    figures = json.loads(captured.out)
+    counts = figures["counts"]
+    assert counts["gate_refused"] >= 1 and counts["unattended"] == counts["gate_refusals"] >= counts["gate_refused"]
+    assert figures["overall"]["sr"]["k"] <= 4 - counts["gate_refused"]
+    assert "refused by the safety gate" in captured.err and "--confirm none" in captured.err
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["counts"] == counts
+    assert main(["eval", "--agent", "oracle", "--suite", "inquire-sim", "--episodes", "4", "--confirm", "none",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["gate_refused"] == 0
+
+
 def test_a_bad_agent_option_leaves_no_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     assert main(["eval", "--agent", "random", "--suite", "nav-sim", "--episodes", "2", "--option", "tempreature=1",

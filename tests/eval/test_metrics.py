@@ -52,9 +52,41 @@ def test_mean_ci_covers_the_true_mean_most_of_the_time() -> None:
         m = mean_ci(rng.gauss(2.0, 1.0) for _ in range(8))
         covered += m.low <= 2.0 <= m.high
     assert 0.9 <= covered / 400 <= 0.99
-    single = mean_ci([3.0])
-    assert (single.value, single.low, single.high) == (3.0, 3.0, 3.0)
+    single = mean_ci([3.0])  # one value says nothing of the spread: the whole range, unknown where unbounded
+    assert single.value == 3.0 and math.isnan(single.low) and math.isnan(single.high) and str(single) == "3.00 [?, ?]"
+    assert (mean_ci([3.0], 0, 4).low, mean_ci([3.0], 0, 4).high) == (0.0, 4.0)
     assert math.isnan(mean_ci([]).value)
+
+
+def test_mean_intervals_stay_inside_what_is_possible() -> None:
+    # the figures: Student-t on n = 2 reached -9.71 and 15.71 on a 0-4 score, -60.38 steps
+    score = mean_ci([2.0, 4.0], 0, 4)
+    assert (score.low, score.high) == (0.0, 4.0) and str(score) == "3.00 [0.00, 4.00]"
+    steps = mean_ci([5, 14], 0, 15)
+    assert (steps.low, steps.high) == (0.0, 15.0)
+    # clipping only removes impossible values: where the t-interval lies inside the range it is unchanged
+    inside = mean_ci([2.0, 2.5, 3.0, 2.0, 2.5, 3.0], 0, 4)
+    free = mean_ci([2.0, 2.5, 3.0, 2.0, 2.5, 3.0])
+    assert (inside.low, inside.high) == (free.low, free.high) and 0 < inside.low < inside.high < 4
+    # one side bounded: only that side is clipped
+    low_only = mean_ci([0.0, 1.0], 0)
+    assert low_only.low == 0.0 and low_only.high == pytest.approx(0.5 + 12.7062 * 0.5)
+    with pytest.raises(ValueError, match="outside the range"):
+        mean_ci([5.0], 0, 4)
+
+
+def test_summaries_bound_steps_by_the_budget_and_scores_by_the_scale() -> None:
+    rng = random.Random(1)
+    for n in (1, 2, 3, 5, 12):
+        verdicts = [verdict(i, steps=rng.randint(0, 15), score=rng.choice([0, 1, 2, 3, 4]), category="risk")
+                    for i in range(n)]
+        for s in (summarize(verdicts, max_steps=15).overall, summarize(verdicts, max_steps=15).by_category["risk"]):
+            assert 0.0 <= s.mean_score.low <= s.mean_score.value <= s.mean_score.high <= 4.0
+            assert 0.0 <= s.mean_steps.low <= s.mean_steps.value <= s.mean_steps.high <= 15.0
+    # a budget the verdicts go past is no bound; without one, steps are bounded below only
+    over = summarize([verdict(0, steps=20), verdict(1, steps=2)], max_steps=15).overall.mean_steps
+    assert over.low == 0.0 and over.high > 20
+    assert summarize([verdict(0, steps=3)]).overall.mean_steps.interval() == "[0.00, ?]"
 
 
 def test_verdict_validates_and_round_trips() -> None:

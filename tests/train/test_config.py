@@ -24,6 +24,16 @@ def test_gpu_config_has_the_papers_stage_two_settings() -> None:
     assert config.grpo.epochs == 2 and config.model.lora is not None and config.data.prescale == 0.3
 
 
+def test_gpu_config_runs_as_written_each_stage_at_its_own_rate_on_data_its_header_makes() -> None:
+    path = CONFIGS / "qwen2.5vl-3b-gpu.yaml"
+    config = load_config(path)
+    assert config.curriculum.stage_lr == {"sft": 1e-4, "action-grpo": 1e-6, "task-grpo": 1e-6}
+    header = "".join(line for line in path.read_text().splitlines(keepends=True) if line.startswith("#"))
+    assert f"data generate --suite inquire-sim --split train --episodes 600 --out {config.data.train[0]}" in header
+    for stage in ("sft", "action-grpo", "task-grpo"):
+        assert f"--stage {stage}" in header
+
+
 def test_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("grpo:\n  temperature: -1\n  num_generatoins: 4\nmodel:\n  dtype: float8\n")

@@ -143,7 +143,9 @@ def test_curriculum_writes_one_comparison_with_a_row_per_stage(full_run: dict[st
             assert f"| {comparison.model_title(label)} | {columns['sr']['k']} of 2, " in md
     page = (out / "report.html").read_text()
     assert "untrained · inquire-sim" in page and "task-grpo · nav-sim" in page
-    assert "Training curves" in page and page.count('alt="learning curves of') == 3  # each stage's curves.png
+    drawn = [stage for stage in ("sft", "action-grpo", "task-grpo") if (out / stage / "curves.png").is_file()]
+    assert drawn and "Training curves" in page  # a stage that logged one point has no curve to draw, and none shown
+    assert page.count('alt="learning curves of') == len(drawn)
     # every model played the same held-out episodes
     ids = {label: [json.loads(ln)["id"] for ln in (out / "eval" / label / "nav-sim" / "episodes.jsonl").read_text().splitlines()]
            for label in ("untrained", "sft", "action-grpo", "task-grpo")}

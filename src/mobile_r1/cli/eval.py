@@ -166,15 +166,15 @@ def eval_command(
     title = f"{agent} on {suite}/{split}: {len(result.verdicts)} episodes ({result.ran} run, {result.skipped} resumed)"
     if as_json:  # the figures alone: standard output stays one JSON document
         typer.echo(json.dumps({**result.report.to_dict(), "infra_errors": len(result.infra_errors),
+                               "counts": result.counts.to_dict(),
                                "needs_inquiry": result.needs_inquiry.to_dict() if result.needs_inquiry else None}))
     else:
         output.print(metrics_table(result.report, title, result.needs_inquiry))
         asking = asking_table(result.report, "when the agent asked (95% Wilson intervals)")
         if asking is not None:
             output.print(asking)
-    if result.infra_errors:
-        console.print(f"{len(result.infra_errors)} episode(s) failed on the phone's side (infrastructure errors, left out of "
-                      "every figure); run again with --resume to play them", markup=False)
+    for note in result.counts.notes():  # what the figures alone do not say: gate refusals, truncations, failures
+        (console if as_json else output).print(f"note: {note}", markup=False, highlight=False)
     if result.run_dir is not None:
         console.print(f"wrote {result.run_dir}/episodes.jsonl and metrics.json")
 

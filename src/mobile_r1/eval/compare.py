@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from mobile_r1.core.errors import DataError
-from mobile_r1.eval.metrics import EpisodeVerdict, MetricSummary, Rate, summarize, wilson
+from mobile_r1.eval.counts import RunCounts, run_counts
+from mobile_r1.eval.metrics import EpisodeVerdict, MetricSummary, Rate, step_budget, summarize, wilson
 from mobile_r1.eval.runner import load_run, needs_inquiry_summary, verdicts_of
 
 
@@ -76,6 +77,7 @@ class RunComparison:
     asked_test: PairedTest | None
     ask_f1_test: F1Test | None = None
     isr_by_language: dict[str, PairedTest] = field(default_factory=dict)
+    counts: RunCounts = RunCounts()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,10 +133,24 @@ def ask_f1(counts: Sequence[Counts]) -> float:
     return _f1(_sums(counts))
 
 
-def _paired(base: list[EpisodeVerdict], other: list[EpisodeVerdict], outcome: Callable[[EpisodeVerdict], bool],
+def _paired(base: Sequence[EpisodeVerdict], other: Sequence[EpisodeVerdict], outcome: Callable[[EpisodeVerdict], bool],
             among: Callable[[EpisodeVerdict], bool] | None = None) -> PairedTest:
     pairs = [(b, o) for b, o in zip(base, other) if among is None or among(b)]
     return PairedTest.of([outcome(b) for b, _ in pairs], [outcome(o) for _, o in pairs])
+
+
+def paired_tests(base: Sequence[EpisodeVerdict], other: Sequence[EpisodeVerdict]) -> dict[str, PairedTest | None]:
+    """`other` tested against `base` on the same episodes (paired by position): task success ("sr"), the right
+    inquiry behaviour ("isr") and, over the episodes whose task needs a question, asking it ("asked"; None when no
+    task needs one)."""
+    if len(base) != len(other):
+        raise ValueError(f"paired tests need the same episodes: {len(base)} and {len(other)} verdicts")
+    return {
+        "sr": _paired(base, other, lambda v: v.success),
+        "isr": _paired(base, other, lambda v: v.inquiry_success),
+        "asked": _paired(base, other, lambda v: v.inquiry == "asked", lambda v: v.inquiry_needed)
+        if any(v.inquiry_needed for v in base) else None,
+    }
 
 
 def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -> list[RunComparison]:
@@ -144,8 +160,11 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
     if names is not None and len(names) != len(run_dirs):
         raise DataError(f"got {len(names)} names for {len(run_dirs)} run folders")
     runs: list[tuple[Path, dict[str, Any], dict[str, EpisodeVerdict]]] = []
+    extras: list[tuple[RunCounts, int | None]] = []
     for path in map(Path, run_dirs):
-        options, records = load_run(path)
+        options, every = load_run(path, infra=True)
+        records = [r for r in every if r.get("infra_error") is None]
+        extras.append((run_counts(every), step_budget(records)))
         if not records:
             raise DataError(f"{path} has no finished episodes yet")
         verdicts = verdicts_of(records)
@@ -173,21 +192,22 @@ def compare_runs(run_dirs: Sequence[Path], names: Sequence[str] | None = None) -
         asked = needs.isr if needs else wilson(0, 0)
         not_needed = [v for v in verdicts if not v.inquiry_needed]
         first = index == 0
+        tests = None if first else paired_tests(base, verdicts)
         out.append(RunComparison(
             name=names[index] if names else path.name,
             path=str(path),
             agent=str(options.get("agent", "")),
-            overall=summarize(verdicts).overall,
+            overall=summarize(verdicts, extras[index][1]).overall,
             asked_where_needed=asked,
             over_asked_where_not_needed=wilson(sum(v.inquiry == "over_asked" for v in not_needed), len(not_needed)),
-            sr_test=None if first else _paired(base, verdicts, lambda v: v.success),
-            isr_test=None if first else _paired(base, verdicts, lambda v: v.inquiry_success),
-            asked_test=None if first or needs is None else _paired(base, verdicts, lambda v: v.inquiry == "asked",
-                                                                   lambda v: v.inquiry_needed),
+            sr_test=None if tests is None else tests["sr"],
+            isr_test=None if tests is None else tests["isr"],
+            asked_test=None if tests is None or needs is None else tests["asked"],
             ask_f1_test=None if first else F1Test.of(base, verdicts),
             isr_by_language={} if first else {
                 lang: _paired(base, verdicts, lambda v: v.inquiry_success, lambda v, lang=lang: v.language == lang)
                 for lang in sorted({v.language for v in base if v.language}) if len({v.language for v in base}) > 1},
+            counts=extras[index][0],
         ))
     return out
 
@@ -231,7 +251,14 @@ def comparison_markdown(rows: Sequence[RunComparison]) -> str:
             assert t is not None
             languages = "".join(f"; ISR in {lang} {_test(test)}" for lang, test in r.isr_by_language.items())
             lines.append(f"- {r.name}: Ask-F1 {100 * t.base:.1f}% -> {100 * t.other:.1f}%, {format_p(t.p)}{languages}")
-    return "\n".join(lines) + "\n\n" + ablation_markdown(rows)
+    return "\n".join(lines) + "\n\n" + counts_markdown(rows) + ablation_markdown(rows)
+
+
+def counts_markdown(rows: Sequence[RunComparison]) -> str:
+    """What the verdicts alone do not say, per run that has any: truncated episodes, gate refusals, failed phones
+    (`eval.counts`); "" when no run has any."""
+    lines = [f"- {r.name}: {note}" for r in rows for note in r.counts.notes()]
+    return "Beside the figures:\n\n" + "\n".join(lines) + "\n\n" if lines else ""
 
 
 def ablation_columns(row: RunComparison) -> dict[str, Rate]:
@@ -358,6 +385,6 @@ def steps_markdown(rows: Sequence[StepRunComparison]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "compare_runs", "comparison_markdown", "ablation_columns",
+__all__ = ["exact_mcnemar", "PairedTest", "RunComparison", "paired_tests", "compare_runs", "counts_markdown", "comparison_markdown", "ablation_columns",
            "ablation_markdown", "StepRunComparison", "is_step_results", "read_step_results", "compare_steps",
            "steps_markdown"]

@@ -16,7 +16,13 @@ Definitions (one `EpisodeVerdict` per episode):
   (`EpisodeVerdict.timing`), the share of needs asked about too late (after the risky step) and too early (before
   anything called for a question), of the needs asked about.
 
-Rates get Wilson score intervals; means get Student-t intervals.
+Every interval stays inside what the quantity can be. Rates get Wilson score intervals (always within 0-100%).
+Means get the Student-t interval clipped to the range the values can take: the 0-4 score within [0, 4], steps
+within [0, the largest step budget] (`max_steps`; unbounded above where it is not known). The true mean always lies
+in that range, so clipping never drops it: the interval keeps the t-interval's coverage and loses only impossible
+values (on n = 2 the t-interval's half-width is 12.7 standard errors, far beyond a 0-4 scale). A single value says
+nothing about the spread: its interval is the whole range. Read n beside a mean: with a few values (or values that
+all agree) the t-interval is only as good as its normal approximation.
 """
 
 from __future__ import annotations
@@ -24,12 +30,13 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict, InquiryOutcome
 
 Z95 = 1.959963984540054
+SCORE_MAX = 4.0  # the judge's trajectory score runs from 0 to 4
 
 # Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30.
 _T975 = (
@@ -59,7 +66,8 @@ class Rate:
 
 @dataclass(frozen=True, slots=True)
 class Mean:
-    """A sample mean over `n` values with its 95% Student-t interval [low, high] (the mean itself when n < 2)."""
+    """A sample mean over `n` values with its 95% interval [low, high] inside the values' range (`mean_ci`); an end
+    nobody knows (one value of a quantity unbounded on that side; no values) is NaN and printed `?`."""
 
     n: int
     value: float
@@ -71,7 +79,11 @@ class Mean:
         return f"{self.value:.2f} {self.interval()}"
 
     def interval(self) -> str:
-        return f"[{self.low:.2f}, {self.high:.2f}]"
+        return f"[{_end(self.low)}, {_end(self.high)}]"
+
+
+def _end(value: float) -> str:
+    return "?" if math.isnan(value) else f"{value:.2f}"
 
 
 def wilson(k: int, n: int, z: float = Z95) -> Rate:
@@ -102,17 +114,26 @@ def t_critical(df: int) -> float:
     )
 
 
-def mean_ci(values: Iterable[float]) -> Mean:
-    """The mean of `values` with a 95% Student-t interval."""
+def mean_ci(values: Iterable[float], low: float | None = None, high: float | None = None) -> Mean:
+    """The mean of `values` with its 95% Student-t interval clipped to [low, high], the range the values can take
+    (None: unbounded on that side). One value gives the whole range (NaN for an unbounded side); see the module
+    docstring for why clipping keeps the coverage."""
     xs = [float(v) for v in values]
     n = len(xs)
     if n == 0:
         return Mean(0, math.nan, math.nan, math.nan)
+    outside = [x for x in xs if (low is not None and x < low) or (high is not None and x > high)]
+    if outside:
+        raise ValueError(f"value {outside[0]} lies outside the range [{low}, {high}] given for it")
     m = statistics.fmean(xs)
+    floor = -math.inf if low is None else float(low)
+    ceiling = math.inf if high is None else float(high)
     if n < 2:
-        return Mean(n, m, m, m)
-    half = t_critical(n - 1) * statistics.stdev(xs) / math.sqrt(n)
-    return Mean(n, m, m - half, m + half)
+        lo, hi = floor, ceiling
+    else:
+        half = t_critical(n - 1) * statistics.stdev(xs) / math.sqrt(n)
+        lo, hi = max(floor, m - half), min(ceiling, m + half)
+    return Mean(n, m, lo if math.isfinite(lo) else math.nan, hi if math.isfinite(hi) else math.nan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +155,8 @@ class MetricSummary:
     early: Rate = field(default_factory=lambda: wilson(0, 0))
 
     @classmethod
-    def of(cls, verdicts: list[EpisodeVerdict]) -> MetricSummary:
+    def of(cls, verdicts: list[EpisodeVerdict], max_steps: int | None = None) -> MetricSummary:
+        """The metrics of `verdicts`; `max_steps`, the largest step budget among them, bounds the steps interval."""
         n = len(verdicts)
         counted = [v for v in verdicts if v.self_corrections is not None]
         questions = useful = needs = found = 0
@@ -151,8 +173,8 @@ class MetricSummary:
             isr=wilson(sum(v.inquiry_success for v in verdicts), n),
             over_inquiry=wilson(sum(v.over_asks > 0 for v in verdicts), n),
             safety_violation=wilson(sum(v.safety_violation for v in verdicts), n),
-            mean_steps=mean_ci(v.steps for v in verdicts),
-            mean_score=mean_ci(v.score for v in verdicts if v.score is not None),
+            mean_steps=mean_ci((v.steps for v in verdicts), 0, _ceiling(max_steps, verdicts)),
+            mean_score=mean_ci((v.score for v in verdicts if v.score is not None), 0, SCORE_MAX),
             self_correction=wilson(sum((v.self_corrections or 0) > 0 for v in counted), len(counted)),
             ask_precision=precision, ask_recall=recall, ask_f1=f1,
             late=wilson(timed.count("late"), len(timed)), early=wilson(timed.count("early"), len(timed)),
@@ -180,8 +202,25 @@ class MetricsReport:
         }
 
 
-def summarize(verdicts: Iterable[EpisodeVerdict]) -> MetricsReport:
-    """Compute every metric overall and per category and sub-category (episodes without one go to "none")."""
+def _ceiling(max_steps: int | None, verdicts: Sequence[EpisodeVerdict]) -> int | None:
+    """The steps' upper bound: the step budget, or none where it is unknown (or a verdict went past it: a budget that
+    does not hold is no bound)."""
+    if max_steps is None or any(v.steps > max_steps for v in verdicts):
+        return None
+    return max_steps
+
+
+def step_budget(records: Iterable[Mapping[str, Any]]) -> int | None:
+    """The largest step budget (`budget`) among a run's episode records; None when a record gives none."""
+    budgets = [r.get("budget") for r in records if r.get("infra_error") is None]
+    if not budgets or any(isinstance(b, bool) or not isinstance(b, int) or b < 0 for b in budgets):
+        return None
+    return max(budgets)  # type: ignore[type-var]
+
+
+def summarize(verdicts: Iterable[EpisodeVerdict], max_steps: int | None = None) -> MetricsReport:
+    """Compute every metric overall and per category and sub-category (episodes without one go to "none");
+    `max_steps` (the largest step budget, `step_budget`) bounds the steps intervals."""
     items = list(verdicts)
     cats: dict[str, list[EpisodeVerdict]] = {}
     subs: dict[str, list[EpisodeVerdict]] = {}
@@ -194,8 +233,8 @@ def summarize(verdicts: Iterable[EpisodeVerdict]) -> MetricsReport:
         if v.language:
             langs.setdefault(v.language, []).append(v)
     return MetricsReport(
-        overall=MetricSummary.of(items),
-        by_category={k: MetricSummary.of(cats[k]) for k in sorted(cats)},
-        by_subcategory={k: MetricSummary.of(subs[k]) for k in sorted(subs)},
-        by_language={k: MetricSummary.of(langs[k]) for k in sorted(langs)} if len(langs) > 1 else {},
+        overall=MetricSummary.of(items, max_steps),
+        by_category={k: MetricSummary.of(cats[k], max_steps) for k in sorted(cats)},
+        by_subcategory={k: MetricSummary.of(subs[k], max_steps) for k in sorted(subs)},
+        by_language={k: MetricSummary.of(langs[k], max_steps) for k in sorted(langs)} if len(langs) > 1 else {},
     )

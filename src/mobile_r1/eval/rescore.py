@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from mobile_r1.core.errors import DataError
 from mobile_r1.core.reading import read_jsonl
-from mobile_r1.eval.metrics import EpisodeVerdict, Mean, Rate, mean_ci, wilson
+from mobile_r1.eval.metrics import SCORE_MAX, EpisodeVerdict, Mean, Rate, mean_ci, wilson
 
 JUDGE_KEYS = frozenset({"reward", "status", "inquiry"})
 _RELEASED_NAME = re.compile(r"^eval_(?P<model>.+)_(?P<lang>[a-z]{2})$")
@@ -42,7 +42,7 @@ class Score:
             n=n,
             sr=wilson(sum(v.success for v in verdicts), n),
             isr=wilson(sum(v.inquiry_success for v in verdicts), n),
-            mean_score=mean_ci(v.score for v in verdicts if v.score is not None),
+            mean_score=mean_ci((v.score for v in verdicts if v.score is not None), 0, SCORE_MAX),
             files=tuple(files),
         )
 

@@ -52,7 +52,8 @@ from mobile_r1.eval.batch import (EpisodeAgents, build_agent, replace_workers, r
 from mobile_r1.eval.config import BATCHED_KINDS, RESEEDED_KINDS, SERIAL_KINDS, EvalConfig
 from mobile_r1.eval.episode_run import EpisodeRun, safe_name
 from mobile_r1.eval.card import build_card, write_card
-from mobile_r1.eval.metrics import MetricsReport, MetricSummary, summarize
+from mobile_r1.eval.counts import RunCounts, run_counts
+from mobile_r1.eval.metrics import MetricsReport, MetricSummary, step_budget, summarize
 from mobile_r1.eval.rundir import (EPISODES_FILE, METRICS_FILE, RUN_FILE, EpisodeLog, latest_records, load_run,
                                    open_run_dir, verdicts_of)
 
@@ -69,6 +70,7 @@ class EvalResult:
     seconds: float = 0.0
     needs_inquiry: MetricSummary | None = None
     infra_errors: list[str] = field(default_factory=list)  # episodes whose phone failed (not judged; --resume reruns)
+    counts: RunCounts = field(default_factory=RunCounts)  # infrastructure errors, truncated episodes, gate refusals
 
 
 # ----- suites ---------------------------------------------------------------------------------------------------
@@ -163,22 +165,25 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
     ordered = [records[t.id] for t in tasks if t.id in records]
     verdicts = verdicts_of(ordered)
     failed = [r["id"] for r in ordered if r.get("infra_error") is not None]
-    report = summarize(verdicts)
-    needs = needs_inquiry_summary(verdicts)
+    budget = step_budget(ordered)
+    report = summarize(verdicts, budget)
+    needs = needs_inquiry_summary(verdicts, budget)
+    counts = run_counts(ordered)
     if run_dir is not None:
         write_json(run_dir / METRICS_FILE, {"agent": config.agent, "env": config.env, "suite": config.suite,
                                             "split": config.split, "episodes": len(verdicts),
-                                            "infra_errors": len(failed), **report.to_dict(),
-                                            "needs_inquiry": needs.to_dict() if needs else None})
+                                            "infra_errors": len(failed), "counts": counts.to_dict(),
+                                            **report.to_dict(), "needs_inquiry": needs.to_dict() if needs else None})
         write_card(run_dir, build_card(config, agent, backend, tasks, ordered))  # card.json: what moves a score
     return EvalResult(report, verdicts, run_dir, ran=len(todo), skipped=len(finished),
-                      seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed)
+                      seconds=time.perf_counter() - started, needs_inquiry=needs, infra_errors=failed, counts=counts)
 
 
-def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict]) -> MetricSummary | None:
-    """Metrics over the episodes whose task needed a question (InquireMobile's ISR is over these alone)."""
+def needs_inquiry_summary(verdicts: Sequence[EpisodeVerdict], max_steps: int | None = None) -> MetricSummary | None:
+    """Metrics over the episodes whose task needed a question (InquireMobile's ISR is over these alone); `max_steps`
+    bounds the steps interval."""
     group = [v for v in verdicts if v.inquiry_needed]
-    return MetricSummary.of(group) if group else None
+    return MetricSummary.of(group, max_steps) if group else None
 
 
 __all__ = ["BATCHED_KINDS", "EPISODES_FILE", "RUN_FILE", "EpisodeLog", "EpisodeRun", "EvalConfig", "EvalResult",

@@ -2,9 +2,10 @@
 
     draw_curves(Path("runs/demo/task-grpo"))     # -> runs/demo/task-grpo/curves.png, or None with nothing to draw
 
-One panel per quantity the run logged, training values as a line (with a 10-step running mean when the run is
-longer than 30 steps) and held-out evaluations as markers: success rate, mean reward, groups without reward spread,
-KL to the reference, episode length, self-corrections, format-valid rate and loss for the RL stages; loss and
+One panel per quantity the run logged at two points or more (a panel of one point shows no curve, and none is drawn),
+training values as a line (with a 10-step running mean when the run is longer than 30 steps) and held-out
+evaluations as markers, joined only when there are more than two: success rate, mean reward, groups without reward
+spread, KL to the reference, episode length, self-corrections, format-valid rate and loss for the RL stages; loss and
 held-out loss for SFT. The run loop draws them when a stage ends; the curriculum's report embeds them.
 """
 
@@ -41,6 +42,12 @@ def read_metrics(run_dir: Path) -> tuple[list[dict[str, float]], list[dict[str, 
     return train, held
 
 
+def panel_points(key: str, train: list[dict[str, float]], held: list[dict[str, float]]) -> int:
+    """How many points a panel would show: the training records of `key` and the evaluations of its held-out key."""
+    eval_key = EVAL_KEYS.get(key)
+    return sum(key in r for r in train) + sum(eval_key in r for r in held if eval_key)
+
+
 def running_mean(values: list[float], window: int) -> list[float]:
     out, total = [], 0.0
     for i, v in enumerate(values):
@@ -60,7 +67,7 @@ def draw_curves(run_dir: Path, title: str | None = None) -> Path | None:
 
     run_dir = Path(run_dir)
     train, held = read_metrics(run_dir)
-    panels = [(k, t) for k, t in PANELS if any(k in r for r in train) or any(EVAL_KEYS.get(k, "") in r for r in held)]
+    panels = [(k, t) for k, t in PANELS if panel_points(k, train, held) >= 2]
     if not panels:
         return None
     columns = min(3, len(panels))
@@ -72,19 +79,20 @@ def draw_curves(run_dir: Path, title: str | None = None) -> Path | None:
         points = [(r["step"], float(r[key])) for r in train if key in r]
         if points:
             steps, values = zip(*points)
-            ax.plot(steps, values, color="#93c5fd" if len(values) > 30 else "#2563eb", linewidth=1,
-                    label="train")
+            ax.plot(steps, values, "-" if len(values) > 1 else "o", color="#93c5fd" if len(values) > 30 else "#2563eb",
+                    linewidth=1, markersize=4, label="train")
             if len(values) > 30:
                 ax.plot(steps, running_mean(list(values), 10), color="#2563eb", linewidth=1.6, label="train (mean of 10)")
         eval_key = EVAL_KEYS.get(key)
         marks = [(r["step"], float(r[eval_key])) for r in held if eval_key and eval_key in r]
-        if marks:
-            ax.plot(*zip(*marks), "o-", color="#dc2626", markersize=4, linewidth=1, label="held out")
+        if marks:  # a few evaluations are points, not a line through them
+            ax.plot(*zip(*marks), "o-" if len(marks) > 2 else "o", color="#dc2626", markersize=4, linewidth=1,
+                    label="held out")
         ax.set_title(label, fontsize=9)
         ax.set_xlabel("step", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-        if marks or len(points) > 30:
+        if marks and points or len(points) > 30:
             ax.legend(fontsize=6, loc="best")
     figure.suptitle(title or run_dir.name, fontsize=11)
     figure.tight_layout()
@@ -94,4 +102,4 @@ def draw_curves(run_dir: Path, title: str | None = None) -> Path | None:
     return path
 
 
-__all__ = ["draw_curves", "read_metrics", "running_mean", "CURVES_FILE", "PANELS"]
+__all__ = ["draw_curves", "read_metrics", "running_mean", "panel_points", "CURVES_FILE", "PANELS"]
