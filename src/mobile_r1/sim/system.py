@@ -21,8 +21,9 @@ from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.apps import App, Ctx, Effect, load_all, resolve
 from mobile_r1.sim.locale import Catalog, app_catalog, check_locale, system_catalog, tr, using
 from mobile_r1.sim.media import MEDIA_KEY, initial_media
+from mobile_r1.sim.ui import art
 from mobile_r1.sim.ui.render import Canvas, text_width
-from mobile_r1.sim.ui.theme import Theme
+from mobile_r1.sim.ui.theme import Color, Theme, hex_color
 from mobile_r1.sim.ui.tree import Node, flatten, hit, to_xml
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Grid, Icon, Layout, Row, Scroll, Spacer, Spinner, Text,
                                       Widget, spacing)
@@ -93,6 +94,9 @@ class Phone:
         if not keys:
             raise ConfigError("a phone needs at least one app")
         self.apps: dict[str, App] = {k: registry[k]() for k in sorted(set(keys))}
+        self._hints = {app.package: app.archetype or key for key, app in self.apps.items()}  # what pictures show
+        for app in self.apps.values():
+            art.remember(art.AppMark(app.name, app.package, app.archetype, hex_color(app.color), app.icon or app.name))
         self.width, self.height = WIDTH, HEIGHT
         self.randomize = randomize
         self.ad_rate = ad_rate if randomize else 0.0
@@ -658,8 +662,8 @@ class Phone:
             top = [Spacer(120)]
         grid = Grid(*icons, cols=4, gap=40, pad=48, id="workspace") if icons else Text(
             "No apps here", size="body", color=(235, 240, 250), align="center", pad=60)
-        return Column(*top, grid, Spacer(10, flex=True), Column(dots, align="center"), Spacer(40),
-                      bg=self._wallpaper(), id="launcher")
+        return _Launcher(*top, grid, Spacer(10, flex=True), Column(dots, align="center"), Spacer(40),
+                         bg=self._wallpaper(), id="launcher")
 
     def _wallpaper(self) -> tuple[int, int, int]:
         if not self.randomize:
@@ -820,11 +824,12 @@ class Phone:
         color = (30, 30, 30) if dark_text or (self.state.mode == "recents" and not theme.dark) else (255, 255, 255)
         wifi = bool(self.system.get("wifi", True))
         bt = bool(self.system.get("bluetooth", False))
-        return Row(Text(self.clock_text(), size=36, color=color, bold=True, id="clock"), Spacer(1, weight=1),
-                   Text("BT" if bt else "", size=30, color=color, desc="Bluetooth on" if bt else ""),
-                   Text("WiFi" if wifi else "", size=30, color=color, desc="Wifi signal full" if wifi else "No wifi"),
-                   Text("87%", size=30, color=color, desc="Battery 87 percent"),
-                   pad=18, gap=24, id="status_bar")
+        return _StatusBar(Text(self.clock_text(), size=36, color=color, bold=True, id="clock"), Spacer(1, weight=1),
+                          _StatusIcon("bluetooth", "BT" if bt else "", color, desc="Bluetooth on" if bt else ""),
+                          _StatusIcon("wifi", "WiFi" if wifi else "", color,
+                                      desc="Wifi signal full" if wifi else "No wifi"),
+                          _StatusIcon("battery", "87%", color, desc="Battery 87 percent"),
+                          pad=18, gap=24, id="status_bar")
 
     def _nav_bar(self) -> Widget:
         color = (90, 90, 96)
@@ -902,11 +907,15 @@ class Phone:
         cached = self._image_cache.get(scale)
         if cached is not None and cached[0] == sig:
             return cached[1]
-        bg = self._wallpaper() if self.state.mode == "home" else view.theme.bg
+        home = self.state.mode == "home"
+        bg = self._wallpaper() if home else view.theme.bg
         canvas = Canvas(self.width, self.height, scale, bg)
-        for root, _pkg in view.roots:
+        if home:
+            canvas.paste(art.wallpaper(bg, canvas.image.width, canvas.image.height), 0, 0)
+        for root, pkg in view.roots:
             lay = view.lays[id(root)]
-            root.paint(canvas, lay)
+            with art.painting(self._hints.get(pkg, "")):
+                root.paint(canvas, lay)
         image = canvas.image
         self._image_cache = {scale: (sig, image)}
         return image
@@ -1013,6 +1022,84 @@ class _LauncherIcon(Icon):
     __slots__ = ()
 
 
+class _Launcher(Column):
+    """The home screen's column: the wallpaper is drawn under the whole screen, so it paints only its children."""
+
+    __slots__ = ()
+
+    def paint(self, c: Canvas, lay: Layout) -> None:
+        for child in self.children:
+            child.paint(c, lay)
+
+
+class _StatusIcon(Text):
+    """A status bar indicator: in the UI tree the same label it always had ('WiFi', '87%', 'BT'), on screen a drawn
+    icon (the Wi-Fi fan, the battery with its charge, the Bluetooth rune), as a phone shows them."""
+
+    __slots__ = ("icon",)
+
+    def __init__(self, icon: str, text: str, color: Color, desc: str) -> None:
+        super().__init__(text, size=30, color=color, desc=desc)
+        self.icon = icon
+
+    def paint(self, c: Canvas, lay: Layout) -> None:
+        self.paint_at(c, (0.0, 0.0))
+
+    def paint_at(self, c: Canvas, shift: tuple[float, float]) -> None:
+        """Draw the icon with its box moved by `shift` (the status bar draws them onto a strip of its own)."""
+        if not self.text:
+            return
+        x1, y1, x2, y2 = self.box
+        x1, x2, y1, y2 = x1 + shift[0], x2 + shift[0], y1 + shift[1], y2 + shift[1]
+        color = self.color if isinstance(self.color, tuple) else (255, 255, 255)
+        cx, cy, h = (x1 + x2) / 2, (y1 + y2) / 2, 34.0
+        if self.icon == "wifi":  # a filled fan of signal, as Android draws it
+            c.draw.pieslice(c._box((cx - h * 0.85, cy - h * 0.6, cx + h * 0.85, cy + h * 1.1)), 225, 315, fill=color)
+        elif self.icon == "battery":
+            body = (cx - 26, cy - 13, cx + 22, cy + 13)
+            c.rect(body, outline=color, width=3, radius=5)
+            c.rect((cx + 22, cy - 6, cx + 27, cy + 6), fill=color, radius=1)
+            c.rect((body[0] + 5, body[1] + 5, body[0] + 5 + (body[2] - body[0] - 10) * 0.87, body[3] - 5), fill=color)
+        else:
+            c.line([(cx - 8, cy - 8), (cx + 8, cy + 7), (cx, cy + h / 2), (cx, cy - h / 2), (cx + 8, cy - 7),
+                    (cx - 8, cy + 8)], color, 3.5)
+
+
+class _StatusBar(Row):
+    """The status bar: the clock, its indicators and the mobile signal bars drawn beside them (pixels only, no node).
+    The indicators are drawn once per look and scale onto a transparent strip, then pasted."""
+
+    __slots__ = ()
+    _strips: dict[tuple[Any, ...], Any] = {}
+
+    def paint(self, c: Canvas, lay: Layout) -> None:
+        icons = [w for w in self.children if isinstance(w, _StatusIcon)]
+        for child in self.children:
+            if child not in icons:
+                child.paint(c, lay)
+        shown = [w for w in icons if w.text]
+        if not shown:
+            return
+        color = shown[0].color if isinstance(shown[0].color, tuple) else (255, 255, 255)
+        key = (tuple((w.icon, w.text, w.box) for w in shown), self.box, color, c.scale)
+        strip = self._strips.get(key)
+        if strip is None:
+            x, y, w, h = c.pixels(self.box)
+            canvas = Canvas.transparent(x + w, h, c.scale)
+            strip = canvas.image
+            shift = (0.0, -self.box[1])
+            for icon in shown:
+                icon.paint_at(canvas, shift)
+            right, cy = shown[0].box[0] - 20, (self.box[3] - self.box[1]) / 2
+            for i in range(4):
+                bx = right - 34 + i * 9
+                canvas.rect((bx, cy + 14 - (i + 1) * 7, bx + 6, cy + 14), fill=color)
+            if len(self._strips) > 64:
+                self._strips.clear()
+            self._strips[key] = strip
+        c.paste(strip, 0, c.pixels(self.box)[1])
+
+
 class _AdImage(Widget):
     cls_name = "android.widget.ImageView"
     __slots__ = ("height", "color")
@@ -1025,9 +1112,10 @@ class _AdImage(Widget):
         return self.height
 
     def paint(self, c: Canvas, lay: Layout) -> None:
-        c.rect(self.box, fill=self.color, radius=24)
+        x, y, w, h = c.pixels(self.box)
+        c.paste(art.picture(self.desc, self.color, "banner", w, h), x, y, art.rounded_mask(w, h, round(24 * c.scale)))
         x1, y1, x2, y2 = self.box
-        c.text(x1 + 60, (y1 + y2) / 2 - 60, "SALE", 120, (200, 40, 40), True)
+        c.text(x1 + 60, (y1 + y2) / 2 - 60, "SALE", 120, (255, 255, 255), True)
 
 
 class _Key(Widget):

@@ -176,6 +176,36 @@ class Canvas:
         self.image = Image.new("RGB", (max(1, int(width * scale)), max(1, int(height * scale))), bg)
         self.draw = ImageDraw.Draw(self.image)
 
+    @classmethod
+    def wrap(cls, image: Any, scale: float = 1.0) -> Canvas:
+        """A canvas that draws onto an existing image (logical coordinates times `scale` are its pixels)."""
+        canvas = cls.__new__(cls)
+        canvas.scale, canvas.image, canvas.draw = scale, image, ImageDraw.Draw(image)
+        return canvas
+
+    @classmethod
+    def transparent(cls, width: int, height: int, scale: float = 1.0) -> Canvas:
+        """A canvas over a new fully transparent RGBA image of `width` x `height` pixels (a layer to paste later)."""
+        return cls.wrap(Image.new("RGBA", (max(1, width), max(1, height)), (0, 0, 0, 0)), scale)
+
+    def pixels(self, box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+        """The pixel rectangle (x, y, width, height) that a logical box covers."""
+        s = self.scale
+        x, y = round(box[0] * s), round(box[1] * s)
+        return x, y, max(1, round(box[2] * s) - x), max(1, round(box[3] * s) - y)
+
+    def under(self, x: int, y: int) -> Color:
+        """The colour already drawn at pixel (x, y), clamped into the image (what a rounded corner shows)."""
+        img = self.image
+        px = img.getpixel((min(max(0, x), img.width - 1), min(max(0, y), img.height - 1)))
+        return px[:3]  # type: ignore[index,return-value]
+
+    def paste(self, image: Any, x: int, y: int, mask: Any = None) -> None:
+        """Paste a ready image (an RGBA one blends by its alpha) with its top-left at pixel (x, y)."""
+        if mask is None and image.mode == "RGBA":
+            mask = image
+        self.image.paste(image, (x, y), mask)
+
     def _box(self, box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
         s = self.scale
         return (round(box[0] * s), round(box[1] * s), max(round(box[0] * s), round(box[2] * s) - 1),
@@ -225,6 +255,11 @@ class Canvas:
                                        mask, ink)
         except (AttributeError, TypeError):  # a Pillow without these internals: draw the slow way
             self.draw.text((x * self.scale, y * self.scale), text, font=font(px, bold, cjk), fill=color)
+
+
+def _contrast(color: Color) -> Color:
+    """White on a dark colour, near-black on a light one (the inner details of filled glyphs)."""
+    return (255, 255, 255) if sum(color) < 460 else (40, 40, 44)
 
 
 def glyph(canvas: Canvas, name: str, box: tuple[float, float, float, float], color: Color) -> bool:
@@ -328,6 +363,123 @@ def glyph(canvas: Canvas, name: str, box: tuple[float, float, float, float], col
                             fill=color)
     elif name == "dot":
         pass
+    elif name in ("calendar", "event", "date"):
+        canvas.rect((cx - r * 0.85, cy - r * 0.7, cx + r * 0.85, cy + r * 0.9), outline=color, width=w, radius=r * 0.15)
+        canvas.rect((cx - r * 0.85, cy - r * 0.7, cx + r * 0.85, cy - r * 0.3), fill=color, radius=r * 0.15)
+        for dx in (-0.45, 0.45):
+            canvas.line([(cx + dx * r, cy - r), (cx + dx * r, cy - r * 0.55)], color, w)
+        for i in range(3):
+            for j in range(2):
+                canvas.rect((cx + (-0.6 + i * 0.45) * r, cy + (-0.05 + j * 0.45) * r, cx + (-0.35 + i * 0.45) * r,
+                             cy + (0.2 + j * 0.45) * r), fill=color)
+    elif name in ("maps", "map", "pin", "location", "navigation"):
+        canvas.polygon([(cx - r * 0.62, cy - r * 0.1), (cx, cy + r), (cx + r * 0.62, cy - r * 0.1)], color)
+        canvas.ellipse((cx - r * 0.65, cy - r, cx + r * 0.65, cy + r * 0.3), fill=color)
+        canvas.ellipse((cx - r * 0.25, cy - r * 0.6, cx + r * 0.25, cy - r * 0.1), fill=_contrast(color))
+    elif name in ("video", "play", "movie", "film", "player"):
+        canvas.rect((cx - r, cy - r * 0.7, cx + r, cy + r * 0.7), outline=color, width=w, radius=r * 0.25)
+        canvas.polygon([(cx - r * 0.3, cy - r * 0.38), (cx + r * 0.45, cy), (cx - r * 0.3, cy + r * 0.38)], color)
+    elif name == "pause":
+        canvas.rect((cx - r * 0.55, cy - r * 0.7, cx - r * 0.15, cy + r * 0.7), fill=color)
+        canvas.rect((cx + r * 0.15, cy - r * 0.7, cx + r * 0.55, cy + r * 0.7), fill=color)
+    elif name in ("music", "audio", "song"):
+        canvas.line([(cx - r * 0.3, cy + r * 0.6), (cx - r * 0.3, cy - r * 0.8), (cx + r * 0.7, cy - r),
+                     (cx + r * 0.7, cy + r * 0.4)], color, w)
+        canvas.ellipse((cx - r * 0.85, cy + r * 0.3, cx - r * 0.25, cy + r * 0.85), fill=color)
+        canvas.ellipse((cx + r * 0.15, cy + r * 0.1, cx + r * 0.75, cy + r * 0.65), fill=color)
+    elif name in ("photo", "photos", "image", "picture", "gallery"):
+        canvas.rect((cx - r, cy - r * 0.8, cx + r, cy + r * 0.8), outline=color, width=w, radius=r * 0.15)
+        canvas.polygon([(cx - r * 0.8, cy + r * 0.6), (cx - r * 0.2, cy - r * 0.1), (cx + r * 0.2, cy + r * 0.3),
+                        (cx + r * 0.45, cy + r * 0.05), (cx + r * 0.8, cy + r * 0.6)], color)
+        canvas.ellipse((cx + r * 0.25, cy - r * 0.55, cx + r * 0.6, cy - r * 0.2), fill=color)
+    elif name in ("chat", "message", "messages", "bubble", "sms"):
+        canvas.ellipse((cx - r, cy - r * 0.8, cx + r, cy + r * 0.6), fill=color)
+        canvas.polygon([(cx - r * 0.6, cy + r * 0.3), (cx - r * 0.8, cy + r), (cx - r * 0.1, cy + r * 0.5)], color)
+    elif name in ("phone", "call", "dialer"):
+        canvas.line([(cx - r * 0.55, cy - r * 0.8), (cx - r * 0.75, cy - r * 0.4), (cx - r * 0.3, cy + r * 0.35),
+                     (cx + r * 0.4, cy + r * 0.75), (cx + r * 0.8, cy + r * 0.55)], color, w * 1.8)
+    elif name in ("mail", "email", "inbox"):
+        canvas.rect((cx - r, cy - r * 0.65, cx + r, cy + r * 0.65), outline=color, width=w, radius=r * 0.1)
+        canvas.line([(cx - r, cy - r * 0.6), (cx, cy + r * 0.1), (cx + r, cy - r * 0.6)], color, w)
+    elif name == "camera":
+        canvas.rect((cx - r, cy - r * 0.5, cx + r, cy + r * 0.75), fill=color, radius=r * 0.2)
+        canvas.rect((cx - r * 0.4, cy - r * 0.8, cx + r * 0.4, cy - r * 0.4), fill=color, radius=r * 0.1)
+        canvas.ellipse((cx - r * 0.45, cy - r * 0.3, cx + r * 0.45, cy + r * 0.6), fill=_contrast(color))
+        canvas.ellipse((cx - r * 0.25, cy - r * 0.1, cx + r * 0.25, cy + r * 0.4), fill=color)
+    elif name in ("clock", "alarm", "timer", "time"):
+        canvas.ellipse((cx - r, cy - r, cx + r, cy + r), outline=color, width=w)
+        canvas.line([(cx, cy - r * 0.6), (cx, cy), (cx + r * 0.45, cy + r * 0.3)], color, w)
+    elif name in ("folder", "files", "file_manager"):
+        canvas.polygon([(cx - r, cy - r * 0.7), (cx - r * 0.2, cy - r * 0.7), (cx, cy - r * 0.45), (cx + r, cy - r * 0.45),
+                        (cx + r, cy + r * 0.75), (cx - r, cy + r * 0.75)], color)
+    elif name in ("doc", "docs", "document", "file", "word", "text"):
+        canvas.polygon([(cx - r * 0.7, cy - r), (cx + r * 0.3, cy - r), (cx + r * 0.7, cy - r * 0.6), (cx + r * 0.7, cy + r),
+                        (cx - r * 0.7, cy + r)], color)
+        for dy in (-0.3, 0.1, 0.5):
+            canvas.line([(cx - r * 0.4, cy + dy * r), (cx + r * 0.4, cy + dy * r)], _contrast(color), w * 0.7)
+    elif name in ("game", "games", "gamepad", "controller"):
+        canvas.rect((cx - r, cy - r * 0.5, cx + r, cy + r * 0.5), fill=color, radius=r * 0.45)
+        c2 = _contrast(color)
+        canvas.line([(cx - r * 0.65, cy), (cx - r * 0.25, cy)], c2, w * 0.8)
+        canvas.line([(cx - r * 0.45, cy - r * 0.2), (cx - r * 0.45, cy + r * 0.2)], c2, w * 0.8)
+        canvas.ellipse((cx + r * 0.3, cy - r * 0.25, cx + r * 0.5, cy - r * 0.05), fill=c2)
+        canvas.ellipse((cx + r * 0.5, cy + r * 0.0, cx + r * 0.7, cy + r * 0.2), fill=c2)
+    elif name in ("plane", "flight", "travel", "airplane", "trip"):
+        canvas.polygon([(cx - r * 0.12, cy - r), (cx + r * 0.12, cy - r), (cx + r * 0.12, cy - r * 0.2), (cx + r, cy + r * 0.25),
+                        (cx + r, cy + r * 0.45), (cx + r * 0.12, cy + r * 0.2), (cx + r * 0.1, cy + r * 0.65),
+                        (cx + r * 0.35, cy + r * 0.9), (cx - r * 0.35, cy + r * 0.9), (cx - r * 0.1, cy + r * 0.65),
+                        (cx - r * 0.12, cy + r * 0.2), (cx - r, cy + r * 0.45), (cx - r, cy + r * 0.25),
+                        (cx - r * 0.12, cy - r * 0.2)], color)
+    elif name in ("wallet", "card", "credit_card", "pay", "bank"):
+        canvas.rect((cx - r, cy - r * 0.65, cx + r, cy + r * 0.65), fill=color, radius=r * 0.15)
+        canvas.rect((cx - r, cy - r * 0.35, cx + r, cy - r * 0.1), fill=_contrast(color))
+        canvas.rect((cx + r * 0.3, cy + r * 0.2, cx + r * 0.75, cy + r * 0.4), fill=_contrast(color))
+    elif name in ("lock", "security"):
+        canvas.rect((cx - r * 0.7, cy - r * 0.1, cx + r * 0.7, cy + r), fill=color, radius=r * 0.12)
+        canvas.draw.arc(canvas._box((cx - r * 0.45, cy - r, cx + r * 0.45, cy + r * 0.1)), 180, 360, fill=color,
+                        width=max(1, round(w * canvas.scale)))
+    elif name in ("bell", "notification", "notifications"):
+        canvas.polygon([(cx - r * 0.8, cy + r * 0.5), (cx - r * 0.55, cy + r * 0.2), (cx - r * 0.5, cy - r * 0.4),
+                        (cx, cy - r * 0.8), (cx + r * 0.5, cy - r * 0.4), (cx + r * 0.55, cy + r * 0.2),
+                        (cx + r * 0.8, cy + r * 0.5)], color)
+        canvas.ellipse((cx - r * 0.2, cy + r * 0.55, cx + r * 0.2, cy + r * 0.9), fill=color)
+    elif name in ("globe", "browser", "web", "internet"):
+        canvas.ellipse((cx - r, cy - r, cx + r, cy + r), outline=color, width=w)
+        canvas.ellipse((cx - r * 0.4, cy - r, cx + r * 0.4, cy + r), outline=color, width=w * 0.8)
+        canvas.line([(cx - r, cy), (cx + r, cy)], color, w * 0.8)
+    elif name in ("download", "install"):
+        canvas.line([(cx, cy - r), (cx, cy + r * 0.3)], color, w)
+        canvas.line([(cx - r * 0.5, cy - r * 0.2), (cx, cy + r * 0.3), (cx + r * 0.5, cy - r * 0.2)], color, w)
+        canvas.line([(cx - r * 0.8, cy + r * 0.8), (cx + r * 0.8, cy + r * 0.8)], color, w)
+    elif name in ("mic", "microphone", "record", "recorder", "voice"):
+        canvas.rect((cx - r * 0.35, cy - r, cx + r * 0.35, cy + r * 0.3), fill=color, radius=r * 0.35)
+        canvas.draw.arc(canvas._box((cx - r * 0.65, cy - r * 0.4, cx + r * 0.65, cy + r * 0.6)), 0, 180, fill=color,
+                        width=max(1, round(w * canvas.scale)))
+        canvas.line([(cx, cy + r * 0.6), (cx, cy + r)], color, w)
+    elif name in ("tv", "remote", "television", "cast"):
+        canvas.rect((cx - r, cy - r * 0.7, cx + r, cy + r * 0.5), outline=color, width=w, radius=r * 0.1)
+        canvas.line([(cx - r * 0.4, cy + r * 0.85), (cx + r * 0.4, cy + r * 0.85)], color, w)
+    elif name in ("book", "books", "reader", "read"):
+        canvas.polygon([(cx - r, cy - r * 0.7), (cx - r * 0.05, cy - r * 0.5), (cx - r * 0.05, cy + r * 0.8),
+                        (cx - r, cy + r * 0.6)], color)
+        canvas.polygon([(cx + r, cy - r * 0.7), (cx + r * 0.05, cy - r * 0.5), (cx + r * 0.05, cy + r * 0.8),
+                        (cx + r, cy + r * 0.6)], color)
+    elif name in ("cloud", "weather", "storage"):
+        canvas.ellipse((cx - r, cy - r * 0.1, cx - r * 0.1, cy + r * 0.7), fill=color)
+        canvas.ellipse((cx - r * 0.55, cy - r * 0.6, cx + r * 0.45, cy + r * 0.4), fill=color)
+        canvas.ellipse((cx + r * 0.05, cy - r * 0.25, cx + r, cy + r * 0.7), fill=color)
+        canvas.rect((cx - r * 0.6, cy + r * 0.2, cx + r * 0.6, cy + r * 0.7), fill=color)
+    elif name in ("mirror", "face", "selfie"):
+        canvas.ellipse((cx - r * 0.65, cy - r, cx + r * 0.65, cy + r * 0.6), outline=color, width=w)
+        canvas.line([(cx, cy + r * 0.6), (cx, cy + r)], color, w)
+        canvas.line([(cx - r * 0.25, cy - r * 0.55), (cx - r * 0.45, cy - r * 0.25)], color, w * 0.7)
+    elif name in ("compass", "explore", "discover"):
+        canvas.ellipse((cx - r, cy - r, cx + r, cy + r), outline=color, width=w)
+        canvas.polygon([(cx + r * 0.5, cy - r * 0.5), (cx + r * 0.15, cy + r * 0.15), (cx - r * 0.5, cy + r * 0.5),
+                        (cx - r * 0.15, cy - r * 0.15)], color)
+    elif name in ("shield", "safe", "protect"):
+        canvas.polygon([(cx, cy - r), (cx + r * 0.8, cy - r * 0.6), (cx + r * 0.7, cy + r * 0.3), (cx, cy + r),
+                        (cx - r * 0.7, cy + r * 0.3), (cx - r * 0.8, cy - r * 0.6)], color)
     elif name == "home_circle":
         canvas.ellipse((cx - r * 0.6, cy - r * 0.6, cx + r * 0.6, cy + r * 0.6), outline=color, width=w)
     elif name == "recents":

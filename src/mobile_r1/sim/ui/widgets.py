@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Sequence
 
 from mobile_r1.sim.locale import tr
+from mobile_r1.sim.ui import art
 from mobile_r1.sim.ui.render import Canvas, glyph, text_width, wrap
 from mobile_r1.sim.ui.theme import Color, Theme, hex_color, mix
 
@@ -493,25 +494,46 @@ class Icon(Widget):
         cx = (x1 + x2) / 2
         box = (cx - self.size / 2, y1, cx + self.size / 2, y1 + self.size)
         fg = resolve(self.color, t) or (t.primary if self.selected else t.text)
-        if self.bg is not None:
-            bg = resolve(self.bg, t)
-            if self.round:
-                c.ellipse(box, fill=bg)
-            else:
-                c.rect(box, fill=bg, radius=self.size * 0.22)
-            fg = resolve(self.color, t) or (255, 255, 255)
-        if not glyph(c, self.name, box, fg):
-            letter = (self.name[:1] or "?").upper()
-            px = int(self.size * 0.5)
-            c.text(cx - text_width(letter, px, True) / 2, y1 + self.size * 0.2, letter, px, fg, True)
+        bg = resolve(self.bg, t) if self.bg is not None else None
+        mark = art.mark_for(self.name, bg) if bg is not None and not self.round else None
+        if mark is not None:  # an app's icon (launcher, recents, an app list)
+            x, y, w, _ = c.pixels(box)
+            c.paste(art.app_icon(mark, w), x, y)
+        else:
+            if bg is not None:
+                if self.round:
+                    c.ellipse(box, fill=bg)
+                else:
+                    c.rect(box, fill=bg, radius=self.size * 0.22)
+                fg = resolve(self.color, t) or (255, 255, 255)
+            if not glyph(c, self.name, box, fg):
+                letter = (self.name[:1] or "?").upper()
+                px = int(self.size * 0.5)
+                c.text(cx - text_width(letter, px, True) / 2, y1 + self.size * 0.2, letter, px, fg, True)
         if self.label:
             px = t.size("tiny")
             color = resolve(self.label_color, t) or (t.primary if self.selected else t.text)
-            c.text(cx - text_width(self.label, px) / 2, y1 + self.size + px * 0.3, self.label, px, color)
+            label = ellipsize(self.label, px, x2 - x1)
+            lx, ly = cx - text_width(label, px) / 2, y1 + self.size + px * 0.3
+            if mark is not None and sum(color) > 600:  # a light label over the wallpaper gets a soft shadow
+                c.text(lx + 2, ly + 2, label, px, (20, 22, 28))
+            c.text(lx, ly, label, px, color)
+
+
+def ellipsize(text: str, size: int, width: float, bold: bool = False) -> str:
+    """`text` cut to fit `width` at `size`, ending in an ellipsis where it had to be cut (as Android's labels do)."""
+    if text_width(text, size, bold) <= width:
+        return text
+    while text and text_width(text + "\u2026", size, bold) > width:
+        text = text[:-1]
+    return text.rstrip() + "\u2026"
 
 
 class Image(Widget):
-    """An image placeholder: a coloured rectangle with a drawn landscape; `desc` says what it shows."""
+    """A picture, drawn from its identity: `desc` says what it shows (and seeds the drawing), `color` tints it.
+
+    What kind of picture it is (a product, a photo, an avatar, a video thumbnail, a music cover, a banner) comes from
+    the words of `desc`, else from the app that shows it, else from its shape; see `mobile_r1.sim.ui.art`."""
 
     cls_name = "android.widget.ImageView"
     __slots__ = ("height", "color", "width", "radius")
@@ -530,11 +552,12 @@ class Image(Widget):
 
     def paint(self, c: Canvas, lay: Layout) -> None:
         x1, y1, x2, y2 = self.box
-        c.rect(self.box, fill=self.color, radius=self.radius)
-        h, w = y2 - y1, x2 - x1
-        dark = mix(self.color, (0, 0, 0), 0.3)
-        c.polygon([(x1 + w * 0.1, y2 - h * 0.15), (x1 + w * 0.4, y1 + h * 0.4), (x1 + w * 0.65, y2 - h * 0.15)], dark)
-        c.ellipse((x1 + w * 0.65, y1 + h * 0.2, x1 + w * 0.65 + h * 0.2, y1 + h * 0.4), fill=mix(self.color, (255, 255, 255), 0.6))
+        color = resolve(self.color, lay.theme) or (180, 200, 230)
+        kind = art.kind_of(self.desc, x2 - x1, y2 - y1, self.radius)
+        x, y, w, h = c.pixels(self.box)
+        radius = round(min(self.radius, (x2 - x1) / 2, (y2 - y1) / 2) * c.scale)
+        corner = c.under(x, y) if radius > 0 else (255, 255, 255)
+        c.paste(art.picture(self.desc, color, kind, w, h, radius, corner), x, y)
 
 
 class Input(Widget):
@@ -589,7 +612,8 @@ class Input(Widget):
         value = self.current(lay)
         shown = ("\u2022" * len(value)) if self.password else value
         x1, y1, x2, y2 = self.box
-        lines = wrap(shown, px, x2 - x1 - 2 * 28 - 60, max_lines=self.lines) if shown else [self.hint]
+        lines = (wrap(shown, px, x2 - x1 - 2 * 28 - 60, max_lines=self.lines) if shown
+                 else [ellipsize(self.hint, px, x2 - x1 - 2 * 28)])
         color = t.text if shown else t.text2
         y = y1 + 32
         for line in lines:
