@@ -159,15 +159,17 @@ def adbd_command(
     adbkeyboard: bool = typer.Option(True, "--adbkeyboard/--no-adbkeyboard",
                                      help="Whether the ADBKeyBoard input method is installed (for non-ASCII typing)."),
     capture_scale: float = typer.Option(1.0, "--capture-scale", help="Scale of `screencap` images (1.0: 1080x2400)."),
+    locale: str = typer.Option("en", "--locale", help="The phone's language: en or zh."),
 ) -> None:
     """Serve the simulated phone over the adb device protocol: `adb connect HOST:PORT`, then any adb tool drives it.
     Prints `adbd listening on HOST:PORT` once it accepts connections."""
     from mobile_r1.env.sim.servers.adbd import AdbdServer, SimDevice
-    from mobile_r1.env.sim.servers.common import bind_error, check_address, check_scale
+    from mobile_r1.env.sim.servers.common import bind_error, check_address, check_locale_option, check_scale
 
     check_address(host, port)
     check_scale("--capture-scale", capture_scale)
-    device = SimDevice(seed=seed, serial=serial, adbkeyboard=adbkeyboard, capture_scale=capture_scale)
+    check_locale_option(locale)
+    device = SimDevice(seed=seed, serial=serial, adbkeyboard=adbkeyboard, capture_scale=capture_scale, locale=locale)
     try:
         server = AdbdServer(device, host=host, port=port)
     except OSError as exc:

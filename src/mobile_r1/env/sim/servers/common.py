@@ -29,9 +29,15 @@ def check_scale(option: str, value: float) -> None:
                           f"got {value}")
 
 
+def check_locale_option(value: str) -> None:
+    """ConfigError unless `value` is a language the phone speaks (en, zh)."""
+    if value not in ("en", "zh"):
+        raise ConfigError(f"--locale: the phone speaks en or zh, not {value!r}")
+
+
 def bind_error(host: str, port: int, exc: OSError) -> ConfigError:
     return ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); choose another --port, or 0 for a "
                        "free one")
 
 
-__all__ = ["check_address", "check_scale", "bind_error", "MAX_SCALE"]
+__all__ = ["check_address", "check_scale", "check_locale_option", "bind_error", "MAX_SCALE"]

@@ -120,18 +120,20 @@ class SimDevice:
     specs         a folder of task specs for `simctl start` (default: the packaged ones)
     file_limit, files_quota   bytes one in-memory file, and all of them, may hold
     max_output    bytes one command line may write
+    locale        the plain phone's language, en or zh (`getprop persist.sys.locale` says en-US or zh-CN); an
+                  episode's phone speaks its task's language
     """
 
     def __init__(self, seed: int = 0, serial: str = "mobile-r1-sim", adbkeyboard: bool = True,
                  capture_scale: float = 1.0, specs: str | None = None, file_limit: int = FILE_LIMIT,
-                 files_quota: int = FILES_QUOTA, max_output: int = MAX_LINE_OUTPUT) -> None:
+                 files_quota: int = FILES_QUOTA, max_output: int = MAX_LINE_OUTPUT, locale: str = "en") -> None:
         self.serial = serial
         self.file_limit, self.files_quota, self.max_output = file_limit, files_quota, max_output
         self.adbkeyboard = adbkeyboard
         self.capture_scale = capture_scale
         self.lock = threading.RLock()
         self.backend = SimBackend(render=False, scale=capture_scale, xml=False, specs=specs)
-        self.plain = SimEnv(seed=seed, render=False, xml=False)
+        self.plain = SimEnv(seed=seed, render=False, xml=False, locale=locale)
         self.plain.reset()
         self.episode: SimTaskEnv | None = None
         self.files: dict[str, bytes] = {}
@@ -151,6 +153,8 @@ class SimDevice:
             "ro.product.manufacturer": "mobile-r1", "ro.product.brand": "mobile-r1", "ro.build.version.sdk": "34",
             "ro.build.version.release": "14", "ro.serialno": serial, "ro.product.cpu.abi": "x86_64",
             "ro.build.characteristics": "emulator,phone", "sys.boot_completed": "1", "ro.kernel.qemu": "1",
+            "persist.sys.locale": "zh-CN" if locale == "zh" else "en-US",
+            "ro.product.locale": "zh-CN" if locale == "zh" else "en-US",
         }
 
     # ----- the phone --------------------------------------------------------------------------------------------
