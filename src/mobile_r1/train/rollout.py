@@ -19,6 +19,7 @@ its actors, a fork is made in the actor that holds its phone, and the trajectori
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -245,15 +246,37 @@ def format_reward(view: ModelView, text: str, action: Action | None) -> float:
 # ----- the loop --------------------------------------------------------------------------------------------------------
 
 
+@dataclass
+class Ledger:
+    """Where a rollout's time went, in seconds: starting the phones (`reset`), building and tokenising prompts
+    (`prompt`), generating (`model`), parsing and stepping the phones (`phone`) and judging (`judge`); `turns`
+    batched generations, `steps` agent steps. Stage 3 logs it per optimizer step (`time_*_s` in metrics.jsonl)."""
+
+    reset: float = 0.0
+    prompt: float = 0.0
+    model: float = 0.0
+    phone: float = 0.0
+    judge: float = 0.0
+    turns: int = 0
+    steps: int = 0
+
+    def metrics(self) -> dict[str, float]:
+        return {"time_reset_s": self.reset, "time_prompt_s": self.prompt, "time_model_s": self.model,
+                "time_phone_s": self.phone, "time_judge_s": self.judge, "generate_calls": float(self.turns),
+                "agent_steps": float(self.steps)}
+
+
 def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], settings: RolloutSettings,
-            sampler: Sampler | None = None) -> list[Trajectory]:
+            sampler: Sampler | None = None, ledger: Ledger | None = None) -> list[Trajectory]:
     """Play every trajectory until it ends or uses its step budget, one batched generation per turn (a scripted
-    trajectory plays its script's next text, tokenised as an SFT target is)."""
+    trajectory plays its script's next text, tokenised as an SFT target is); `ledger` adds up where the time went."""
     sample = sampler or (lambda prompts: generate_batch(policy, prompts, settings))
+    spent = ledger if ledger is not None else Ledger()
     while True:
         live = [t for t in trajectories if not t.done]
         if not live:
             return trajectories
+        started = time.perf_counter()
         prompts = []
         for t in live:
             messages, images = view.prompt(t.play.request())
@@ -261,13 +284,20 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
         sampled = [i for i, t in enumerate(live) if not t.scripted]
         completions: list[list[int]] = [[] for _ in live]
         texts = [""] * len(live)
+        prompted = time.perf_counter()
         for i, ids in zip(sampled, sample([prompts[i] for i in sampled]) if sampled else []):
             completions[i], texts[i] = ids, decode_completion(policy, ids)
         for i, t in enumerate(live):
             if t.scripted:
                 texts[i] = script_text(t, view)
                 completions[i] = encode_target(policy, texts[i])
+        generated = time.perf_counter()
         advance_all(live, view, prompts, completions, texts)
+        spent.prompt += prompted - started
+        spent.model += generated - prompted
+        spent.phone += time.perf_counter() - generated
+        spent.turns += 1 if sampled else 0
+        spent.steps += len(live)
 
 
 def script_text(t: Trajectory, view: ModelView) -> str:

@@ -29,7 +29,8 @@ is `train.task_metrics`'; the stage around it (phones, task selection, evaluatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Callable, Literal, Sequence
 
 from mobile_r1.agents.base import ModelView
@@ -39,7 +40,8 @@ from mobile_r1.models.policy import Policy
 from mobile_r1.train.advantages import loss_weights, trajectory_advantages
 from mobile_r1.train.config import TaskGRPOConfig
 from mobile_r1.train.grpo import GRPOSettings, Rollout, Sample
-from mobile_r1.train.rollout import Prefixes, RolloutSettings, Sampler, Trajectory, close_all, rollout, start_groups
+from mobile_r1.train.rollout import (Ledger, Prefixes, RolloutSettings, Sampler, Trajectory, close_all, rollout,
+                                    start_groups)
 from mobile_r1.train.task_metrics import rollout_metrics
 
 # ----- the trajectory reward ---------------------------------------------------------------------------------------
@@ -127,6 +129,7 @@ class TaskRolloutSource:
     branch_prefixes: Prefixes | None = None
     last: list[Trajectory] | None = None  # the trajectories of the latest rollout and their rewards (its record)
     last_rewards: list[float] | None = None
+    ledger: Ledger = field(default_factory=Ledger)  # where the latest rollout's time went
 
     def __post_init__(self) -> None:
         self.weights = RewardWeights.of(self.settings)
@@ -134,6 +137,7 @@ class TaskRolloutSource:
     def rollout(self, policy: Policy, settings: GRPOSettings, step: int) -> Rollout:
         t, g = self.settings, settings.num_generations
         # 1-2. play G rollouts of each of the step's episodes and judge them (more rounds with dynamic sampling)
+        self.ledger = Ledger()
         played, verdicts, kept, groups_played = self.play(policy, step, g)
         trained = [played[i] for i in kept]
         for index, trajectory in enumerate(trained):
@@ -157,6 +161,7 @@ class TaskRolloutSource:
         self.last, self.last_rewards = trained, rewards
         metrics = rollout_metrics(played, verdicts, played_rewards, [outcome(v, self.weights) for v in verdicts],
                                   rewards, samples, g, groups_played, expert=self.expert_scripts is not None)
+        metrics.update(self.ledger.metrics())  # where the rollout's time went (model, phone, judge ...)
         return Rollout(samples, metrics)
 
     def play(self, policy: Policy, step: int, g: int) -> tuple[list[Trajectory], list[EpisodeVerdict], list[int], int]:
@@ -185,7 +190,10 @@ class TaskRolloutSource:
 
     def _play(self, policy: Policy, episodes: list[EpisodeRef], g: int) -> tuple[list[Trajectory], list[EpisodeVerdict]]:
         """G rollouts of each episode from one start, played together and judged before their phones close."""
+        ledger = self.ledger
+        started = time.perf_counter()
         trajectories = start_groups(self.backend, episodes, g, self.play_settings, self.branch_prefixes, self.view)
+        ledger.reset += time.perf_counter() - started
         if self.settings.gigpo and trajectories:
             trajectories[0].env.require(Capability.STATE_KEY, "GiGPO (task_grpo.gigpo)")
         try:
@@ -193,8 +201,10 @@ class TaskRolloutSource:
                 scripts = self.expert_scripts([t.env for t in trajectories[::g]])
                 for group, script in enumerate(scripts):
                     trajectories[group * g + g - 1].script = script
-            rollout(policy, self.view, trajectories, self.play_settings, self.sampler)
+            rollout(policy, self.view, trajectories, self.play_settings, self.sampler, ledger)
+            judging = time.perf_counter()
             verdicts = [t.judge().verdict for t in trajectories]
+            ledger.judge += time.perf_counter() - judging
         finally:
             close_all(trajectories)
         return trajectories, verdicts
