@@ -216,9 +216,9 @@ def test_stage3_with_real_sampling_and_gigpo() -> None:
     assert 0.0 <= rollout.metrics["format_valid"] <= 1.0 and rollout.metrics["episode_length"] == 2.0
     # the latency ledger: where the step's time went, two generations (one per turn) for four agent steps
     assert (rollout.metrics["generate_calls"], rollout.metrics["agent_steps"]) == (2.0, 4.0)
-    for part in ("reset", "prompt", "model", "phone", "judge"):
+    for part in ("reset", "prompt", "model", "env", "judge"):
         assert rollout.metrics[f"time_{part}_s"] >= 0.0
-    assert rollout.metrics["time_model_s"] > 0.0 and rollout.metrics["time_phone_s"] > 0.0
+    assert rollout.metrics["time_model_s"] > 0.0 and rollout.metrics["time_env_s"] > 0.0
     # both rollouts start from one state, so their first steps share an anchor; the step terms of every anchor
     # cancel, so the advantages add up to what the episode-level ones alone give
     assert rollout.samples[0].prompt_ids == rollout.samples[2].prompt_ids
@@ -252,7 +252,7 @@ def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: 
     assert [r["step"] for r in train] == [1, 2]
     for key in ("success_rate", "inquiry_asked", "inquiry_missed", "inquiry_not_needed", "inquiry_over_asked",
                 "safety_violations", "episode_length", "self_corrections", "reward_mean", "format_valid", "kl", "loss",
-                "time_model_s", "time_phone_s", "time_judge_s", "time_reset_s", "time_prompt_s"):
+                "time_model_s", "time_env_s", "time_judge_s", "time_reset_s", "time_prompt_s"):
         assert key in train[0]
     assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2]
     assert (tmp_path / "run" / "final").is_dir() and (tmp_path / "run" / "checkpoints" / "step-1").is_dir()

@@ -249,20 +249,20 @@ def format_reward(view: ModelView, text: str, action: Action | None) -> float:
 @dataclass
 class Ledger:
     """Where a rollout's time went, in seconds: starting the phones (`reset`), building and tokenising prompts
-    (`prompt`), generating (`model`), parsing and stepping the phones (`phone`) and judging (`judge`); `turns`
+    (`prompt`), generating (`model`), parsing and stepping the phones (`env`) and judging (`judge`); `turns`
     batched generations, `steps` agent steps. Stage 3 logs it per optimizer step (`time_*_s` in metrics.jsonl)."""
 
     reset: float = 0.0
     prompt: float = 0.0
     model: float = 0.0
-    phone: float = 0.0
+    env: float = 0.0
     judge: float = 0.0
     turns: int = 0
     steps: int = 0
 
     def metrics(self) -> dict[str, float]:
         return {"time_reset_s": self.reset, "time_prompt_s": self.prompt, "time_model_s": self.model,
-                "time_phone_s": self.phone, "time_judge_s": self.judge, "generate_calls": float(self.turns),
+                "time_env_s": self.env, "time_judge_s": self.judge, "generate_calls": float(self.turns),
                 "agent_steps": float(self.steps)}
 
 
@@ -295,7 +295,7 @@ def rollout(policy: Policy, view: ModelView, trajectories: list[Trajectory], set
         advance_all(live, view, prompts, completions, texts)
         spent.prompt += prompted - started
         spent.model += generated - prompted
-        spent.phone += time.perf_counter() - generated
+        spent.env += time.perf_counter() - generated
         spent.turns += 1 if sampled else 0
         spent.steps += len(live)
 
