@@ -38,7 +38,7 @@ from mobile_r1.core.errors import DataError
 from mobile_r1.core.verdict import EpisodeVerdict
 from mobile_r1.eval.compare import PairedTest, format_p, paired_tests
 from mobile_r1.eval.counts import RunCounts, run_counts
-from mobile_r1.eval.metrics import SCORE_MAX, MetricsReport, MetricSummary, step_budget, summarize
+from mobile_r1.eval.metrics import MetricsReport, MetricSummary, step_budget, summarize
 from mobile_r1.eval.runner import load_run, needs_inquiry_summary, verdicts_of
 
 # Ten colours told apart at a glance; past ten, hues spread by the golden angle.

@@ -4,52 +4,27 @@ presentation written, its font chosen, saved under a name in a format, and every
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
-from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.documents import FONTS
-from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start)
 
 APPS = ["microsoft_word", "wps_office"]
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
 def _env(key: str, locale: str = "en", *calls: tuple[str, dict[str, Any]]) -> SimEnv:
-    env = SimEnv(apps=[key], seed=0, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
-    return env
+    return start(key, locale, *calls)
 
 
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
-    cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "documents"
+    assert_opens_everywhere(key, locale, "documents")
 
 
 def test_a_titled_document_in_another_font_is_saved_with_everything_it_holds() -> None:
@@ -114,50 +89,15 @@ def test_logged_out_the_app_opens_on_its_login_wall_and_creating_needs_the_accou
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-DATA_WORDS = {"WiFi", "WLAN", "Word", "WPS", "Office", "docx", "xlsx", "pptx", "pdf", "txt", "csv", "example", "com",
-              *(w for font in FONTS for w in LATIN.findall(font)),
-              "chen", "wei", "li", "na"}  # the status bar, brands, formats, font names, the account
-
-
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
-    params = phone.apps[key].gallery_setup(Ctx(phone, key))
-    phone.touch()
-    seen = []
-    for screen in phone.apps[key].screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "editor", "fonts", "save", "me", "login"} <= set(seen)
+SCREENS = {"home", "editor", "fonts", "save", "me", "login"}
+DATA_WORDS = {"Word", "WPS", "Office", "docx", "xlsx", "pptx", "pdf", "txt", "csv", "example", "com", "chen", "wei",
+              "li", "na", *(w for font in FONTS for w in re.findall(r"[A-Za-z]{2,}", font))}  # brands, formats, fonts
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, DATA_WORDS)
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("wps_office", locale, check)
+    assert_draws_in_both_languages("wps_office", SCREENS)

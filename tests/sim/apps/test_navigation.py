@@ -4,39 +4,26 @@ set-up hooks, and every screen in Chinese."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
-from mobile_r1.sim.apps import Ctx, load_all
+from mobile_r1.sim.apps import Ctx
 from mobile_r1.sim.apps.navigation import arrivals, results, route_of, sort_results
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start)
 
 APPS = ["google_maps", "amap"]
-
-
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
 
 
 def _env(key: str, locale: str = "zh", *calls: tuple[str, dict[str, Any]], allow: bool | None = True,
          seed: int = 0) -> SimEnv:
     """The app just started; `allow` answers its location dialog (None: leave the dialog up)."""
-    env = SimEnv(apps=[key], seed=seed, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
+    env = start(key, locale, *calls, seed=seed)
     if allow is not None:
         T.tap_id(env, "permission_allow_button" if allow else "permission_deny_button")
     return env
@@ -45,16 +32,7 @@ def _env(key: str, locale: str = "zh", *calls: tuple[str, dict[str, Any]], allow
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
-    cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity().startswith(f"{key}/")
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.state.foreground == key
-    assert cls.archetype == "navigation"
+    assert_opens_everywhere(key, locale, "navigation", home=False)  # the first start asks for the location
 
 
 def test_the_first_start_asks_for_the_location_and_remembers_the_answer() -> None:
@@ -168,55 +146,18 @@ def test_setup_target_names_the_place_a_task_means() -> None:
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-DATA_WORDS = {"WiFi", "WLAN"}  # the status bar
+SCREENS = {"home", "search", "results", "place", "directions", "navigating", "bus"}
 
 
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
-    phone.state.permissions[key] = {"location": True}
-    state = phone.app_state(key)
-    state["history"] = ["公交站", "咖啡"]
-    stop = results(state, "公交站")[0]
-    state["navigation"] = {**route_of(stop, "walk"), "started_at": 0.0}
-    phone.touch()
-    params = {"results": {"query": "公交站", "sort": 1}, "place": {"id": stop["id"], "query": "公交站"},
-              "directions": {"id": stop["id"], "query": "公交站", "mode": "bike"},
-              "bus": {"id": stop["id"], "query": "公交站"}}
-    seen = []
-    for screen in phone.apps[key].screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "search", "results", "place", "directions", "navigating", "bus"} <= set(seen)
+def _navigating(phone: Phone, key: str) -> None:
+    stop = results(phone.app_state(key), "公交站")[0]
+    phone.app_state(key)["navigation"] = {**route_of(stop, "walk"), "started_at": 0.0}
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, prepare=lambda phone: _navigating(phone, key))
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("amap", locale, check)
+    assert_draws_in_both_languages("amap", SCREENS, prepare=lambda phone: _navigating(phone, "amap"))

@@ -4,38 +4,23 @@ every screen in Chinese."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
-from mobile_r1.sim.apps import Ctx, load_all
+from mobile_r1.sim.apps import Ctx
 from mobile_r1.sim.apps.travel import AIRLINES, date_label, flights, sort_flights
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start)
 
 APPS = ["trip", "ctrip"]
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
 def _env(key: str, locale: str = "zh", *calls: tuple[str, dict[str, Any]], seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=[key], seed=seed, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
-    return env
+    return start(key, locale, *calls, seed=seed)
 
 
 def _fill(env: SimEnv, origin: str, destination: str, date: str) -> None:
@@ -50,16 +35,7 @@ def _fill(env: SimEnv, origin: str, destination: str, date: str) -> None:
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
-    cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "travel"
+    assert_opens_everywhere(key, locale, "travel")
 
 
 def test_flights_are_a_pure_function_of_the_catalog_and_the_route() -> None:
@@ -161,21 +137,12 @@ def test_setup_target_names_the_flight_a_task_means() -> None:
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-DATA_WORDS = {"WiFi", "WLAN", "Trip", "com", *(code for _, _, code in AIRLINES)}  # the status bar, the brand, flight numbers
+SCREENS = {"home", "dates", "results", "flight", "book", "pay", "done", "me"}
+DATA_WORDS = {"Trip", "com", *(code for _, _, code in AIRLINES)}  # the brand, flight numbers
 
 
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
+def _ordered(phone: Phone, key: str) -> None:
+    """A round trip's form filled and one ticket bought (for the done and me screens)."""
     state = phone.app_state(key)
     state["form"].update({"from": "上海", "to": "巴厘岛", "trip": "round", "date": state["dates"][2],
                           "back": state["dates"][9]})
@@ -184,34 +151,20 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
                             "cabin": "economy", "date": state["dates"][2], "back": state["dates"][9],
                             "airline": flight["airline"], "number": flight["number"], "amount": flight["price"],
                             "currency": state["catalog"]["currency"], "passenger": state["passenger"]})
-    phone.touch()
-    params = {"results": {"sort": 2}, "flight": {"id": flight["id"]}, "book": {"id": flight["id"]},
-              "pay": {"id": flight["id"]}, "done": {"order": 1}, "dates": {"which": "back"}}
-    seen = []
-    for screen in phone.apps[key].screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "dates", "results", "flight", "book", "pay", "done", "me"} <= set(seen)
+
+
+def _params(key: str) -> dict[str, dict[str, Any]]:
+    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale="zh")
+    _ordered(phone, key)
+    flight = flights(phone.app_state(key), "上海", "巴厘岛", trip="round")[0]
+    return {"results": {"sort": 2}, "flight": {"id": flight["id"]}, "book": {"id": flight["id"]},
+            "pay": {"id": flight["id"]}, "done": {"order": 1}, "dates": {"which": "back"}}
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, DATA_WORDS, _params(key), prepare=lambda phone: _ordered(phone, key))
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("ctrip", locale, check)
+    assert_draws_in_both_languages("ctrip", SCREENS, _params("ctrip"), prepare=lambda phone: _ordered(phone, "ctrip"))
