@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
+from mobile_r1.sim.apps._search import open_search as _open_search, search
 from mobile_r1.sim.apps._membership import (MONTHLY, ONE_MONTH, QUARTERLY, THREE_MONTHS, TWELVE_MONTHS, YEARLY,
                                             Memberships, member_state, tier)
 from mobile_r1.sim.apps.video import MediaIcon, fmt_duration
@@ -397,22 +398,7 @@ def _remember(ctx: Ctx, item: dict[str, Any]) -> None:
 
 
 def _search_for(ctx: Ctx, text: str) -> None:
-    query = " ".join(text.split())
-    if not query:
-        ctx.toast("Type something to search")
-        return
-    s = ctx.state
-    s["history"] = ([query] + [h for h in s["history"] if normalize_query(h) != normalize_query(query)])[:10]
-    s["searches"].append(query)
-    if ctx.screen in ("search", "results"):
-        ctx.replace("results", query=query, sort=0)
-    else:
-        ctx.push("results", query=query, sort=0)
-
-
-def _open_search(ctx: Ctx) -> None:
-    ctx.push("search")
-    ctx.frame["focus"] = "query"
+    search(ctx, text, normalize_query)  # history kept once per query as the feed keys it (quotes dropped)
 
 
 def _start(ctx: Ctx, vid: str) -> None:

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, register
+from mobile_r1.sim.apps._search import normalize_query, open_search as _open_search, search as _search
 from mobile_r1.sim.apps.maps import MapView
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Icon, Input, ListItem, Row, Scroll, Tabs, Text,
                                       Widget)
@@ -65,11 +66,6 @@ FLAVOURS: dict[str, Flavour] = {
         {"zh": ("302路", "331路", "375路", "特4路", "运通110", "快速公交1线", "944路"),
          "en": ("Bus 302", "Bus 331", "Bus 375", "Bus T4", "Yuntong 110", "BRT 1", "Bus 944")}),
 }
-
-
-def normalize_query(query: str) -> str:
-    """The form results are keyed by: spaces collapsed, case folded."""
-    return " ".join(query.split()).casefold()
 
 
 def is_bus_query(query: str) -> bool:
@@ -170,25 +166,6 @@ def arrivals(place: Mapping[str, Any]) -> list[tuple[str, int, int]]:
 # ----- handlers ------------------------------------------------------------------------------------------------------
 def _find(state: Mapping[str, Any], query: str, pid: Any) -> dict[str, Any] | None:
     return next((p for p in results(state, query) if p["id"] == pid), None)
-
-
-def _search(ctx: Ctx, text: str) -> None:
-    query = " ".join(text.split())
-    if not query:
-        ctx.toast("Type something to search")
-        return
-    s = ctx.state
-    s["history"] = ([query] + [h for h in s["history"] if normalize_query(h) != normalize_query(query)])[:10]
-    s["searches"].append(query)
-    if ctx.screen in ("search", "results"):
-        ctx.replace("results", query=query, sort=0)
-    else:
-        ctx.push("results", query=query, sort=0)
-
-
-def _open_search(ctx: Ctx) -> None:
-    ctx.push("search")
-    ctx.frame["focus"] = "query"
 
 
 def _open_place(ctx: Ctx, place: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
+from mobile_r1.sim.apps._search import normalize_query, open_search as _open_search, search as _search
 from mobile_r1.sim.locale import money as format_money
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Grid, Icon, Input, ListItem, Row, Scroll,
                                       Tabs, Text, Widget)
@@ -77,11 +78,6 @@ HOURS = {"zh": ("24小时营业", "08:00-22:00", "09:00-21:30", "07:30-23:00"),
          "en": ("Open 24 hours", "08:00-22:00", "09:00-21:30", "07:30-23:00")}
 TAGS = {"zh": ("免配送费", "新店", "品质商家", "近期热销", "可自取"),
         "en": ("Free delivery", "New", "Top merchant", "Trending", "Pick-up")}
-
-
-def normalize_query(query: str) -> str:
-    """The form results are keyed by: spaces collapsed, case folded."""
-    return " ".join(query.split()).casefold()
 
 
 def _digest(text: str) -> str:
@@ -226,25 +222,6 @@ USERS = {"zh": ("小明", "阿杰", "晓雯", "乐乐", "大鹏"), "en": ("Sam",
 
 
 # ----- handlers -----------------------------------------------------------------------------------------------------
-def _search(ctx: Ctx, text: str) -> None:
-    query = " ".join(text.split())
-    if not query:
-        ctx.toast("Type something to search")
-        return
-    s = ctx.state
-    s["history"] = ([query] + [h for h in s["history"] if normalize_query(h) != normalize_query(query)])[:10]
-    s["searches"].append(query)
-    if ctx.screen in ("search", "results"):
-        ctx.replace("results", query=query, sort=0)
-    else:
-        ctx.push("results", query=query, sort=0)
-
-
-def _open_search(ctx: Ctx) -> None:
-    ctx.push("search")
-    ctx.frame["focus"] = "query"
-
-
 def _open_place(ctx: Ctx, place: dict[str, Any]) -> None:
     ctx.state["viewed"].append(place["id"])
     ctx.push("place", id=place["id"], query=place["query"])

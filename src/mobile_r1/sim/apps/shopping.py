@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
+from mobile_r1.sim.apps._search import normalize_query, open_search as _open_search, search as _search
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Checkbox, Column, Divider, Grid, Icon, Image, Input,
                                       ListItem, Row, Scroll, Tabs, Text, Widget)
 
@@ -96,11 +97,6 @@ PRICE_HINTS: tuple[tuple[tuple[str, ...], float], ...] = (
     (("lululemon", "瑜伽", "yoga"), 90.0),
     (("衣服", "clothes", "shirt", "t恤", "dress", "连衣裙", "jacket", "外套", "卫衣", "hoodie"), 35.0),
 )
-
-
-def normalize_query(query: str) -> str:
-    """The form results are keyed by: spaces collapsed, case folded ('iPhone 16 ' and 'iphone 16' are one query)."""
-    return " ".join(query.split()).casefold()
 
 
 def _digest(text: str) -> str:
@@ -217,25 +213,6 @@ def _listing(state: Mapping[str, Any], pid: str | None, query: str = "") -> dict
 def _remember(ctx: Ctx, product: dict[str, Any]) -> None:
     if all(p["id"] != product["id"] for p in ctx.state["items"]):
         ctx.state["items"].append(dict(product))
-
-
-def _search(ctx: Ctx, text: str) -> None:
-    query = " ".join(text.split())
-    if not query:
-        ctx.toast("Type something to search")
-        return
-    s = ctx.state
-    s["history"] = ([query] + [h for h in s["history"] if normalize_query(h) != normalize_query(query)])[:10]
-    s["searches"].append(query)
-    if ctx.screen in ("search", "results"):
-        ctx.replace("results", query=query, sort=0)
-    else:
-        ctx.push("results", query=query, sort=0)
-
-
-def _open_search(ctx: Ctx) -> None:
-    ctx.push("search")
-    ctx.frame["focus"] = "query"
 
 
 def _open_product(ctx: Ctx, product: dict[str, Any]) -> None:
