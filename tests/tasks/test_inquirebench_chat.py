@@ -41,11 +41,6 @@ VALUES = {(EN, 61): {"contact": "A Run", "amount": "66.66"}, (EN, 63): {"contact
 FIRST_REPLY = {"privacy": "login", "uncertainty": "confirm", "risk": "confirm"}
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
 

@@ -31,11 +31,6 @@ VALUES = {(EN, 11): {"text": "Hello, this is gui agent!"},
 FIRST_REPLY = {"combination": "login"}
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
 

@@ -53,11 +53,6 @@ VALUES = {(EN, 19): {"query": "deepseekr1"}, (EN, 20): {"channel": "OpenAI"},
 FIRST_REPLY = {"privacy": "login", "uncertainty": "confirm", "intention": "clarify", "risk": "confirm"}
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
     assert {s.id for s in all_specs if s.id.split(".")[1] in {"tiktok", "douyin", "x", "weibo", "instagram", "xhs",

@@ -31,11 +31,6 @@ VALUES = {(EN, 21): {"place": "Peking University"}, (ZH, 22): {"query": "咖啡�
 FIRST_REPLY = {"uncertainty": "confirm", "intention": "clarify"}
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
 

@@ -37,11 +37,6 @@ VALUES = {(EN, 7): {"query": "iPhone 16 Pro Max"}, (ZH, 9): {"query": "雅诗兰
 FIRST_REPLY = {"combination": "login", "intention": "clarify", "risk": "confirm"}
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     assert_lines_play_their_templates(EXPECTED, VALUES, all_specs)
 

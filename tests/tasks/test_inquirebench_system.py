@@ -55,11 +55,6 @@ def _playable(where: tuple[str, int]) -> bool:
     return where[1] != 94 or resolve("TikTok") is not None and resolve("Douyin") is not None
 
 
-@pytest.fixture(scope="module")
-def all_specs(specs: dict[str, TaskSpec]) -> list[TaskSpec]:
-    return list(specs.values())
-
-
 def test_every_released_line_of_these_apps_plays_the_template_meant_for_it(all_specs: list[TaskSpec]) -> None:
     lines = _lines()
     for where, line in lines.items():
