@@ -84,6 +84,21 @@ def test_workers_give_the_same_verdicts_as_one(tmp_path: Path) -> None:
     assert [v.to_dict() for v in one.verdicts] == [v.to_dict() for v in two.verdicts]
 
 
+def test_episodes_played_in_turns_report_progress_after_every_turn() -> None:
+    """Episodes played in turns in this process (a batch of them for a model; here one at a time) move the progress
+    after each turn (the part of each budget played), not only when one ends: before the first episode ends, the
+    count is already part-done, and it only grows, up to the total."""
+    calls: list[tuple[float, int, bool]] = []
+    result = run_eval(EvalConfig(agent="random", episodes=4, max_steps=5, workers=1),
+                      progress=lambda done, total, record: calls.append((done, total, record is not None)))
+    done = [c[0] for c in calls]
+    assert calls[0] == (0, 4, False) and done[-1] == 4 and all(c[1] == 4 for c in calls)
+    assert done == sorted(done)
+    first_end = next(i for i, c in enumerate(calls) if c[2])
+    assert any(0 < d < 1 for d in done[:first_end])  # part of a turn's budget, before any episode ended
+    assert len(calls) > len(result.verdicts) + 1  # a call per turn beside the one per episode
+
+
 def test_resume_skips_finished_episodes_and_refuses_other_options(tmp_path: Path) -> None:
     run = tmp_path / "run"
     first = run_eval(EvalConfig(agent="random", episodes=2, max_steps=4, out=run))

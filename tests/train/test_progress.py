@@ -21,6 +21,8 @@ def test_a_progress_line_gives_done_of_total_and_the_time_left() -> None:
     assert progress_line("sft", 30, 40, 60.0, started_at=20) == "sft: 30/40 (elapsed 1:00, left 1:00)"
     assert progress_line("eval", 0, 96, 5.0) == "eval: 0/96 (elapsed 0:05)"
     assert progress_line("check", 7, None, 5.0) == "check: 7 (elapsed 0:05)"
+    # episodes played in turns: a part-done count, one decimal, and the time left from it
+    assert progress_line("eval", 9.6, 96, 30.0) == "eval: 9.6/96 (elapsed 0:30, left 4:30)"
 
 
 def test_line_progress_prints_every_period_and_once_at_the_end(capsys: pytest.CaptureFixture[str]) -> None:

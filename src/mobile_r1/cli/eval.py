@@ -148,7 +148,7 @@ def eval_command(
     backend = config.backend()  # held here, to ask it whether a person is asked on this terminal
     try:
         if backend.asks_person():  # the person is asked on this terminal: no live progress bar over the prompts
-            def say(done: int, total: int, record: dict[str, Any] | None) -> None:
+            def say(done: float, total: int, record: dict[str, Any] | None) -> None:
                 if record is not None:
                     console.print(f"[{done}/{total}] {record['id']}", markup=False)
 
@@ -157,7 +157,7 @@ def eval_command(
             with _progress() as bar:
                 task = bar.add_task(f"{agent} on {suite}/{split}", total=None, info="")
 
-                def update(done: int, total: int, record: dict[str, Any] | None) -> None:
+                def update(done: float, total: int, record: dict[str, Any] | None) -> None:
                     bar.update(task, completed=done, total=total)
 
                 result = run_eval(config, progress=update, backend=backend)

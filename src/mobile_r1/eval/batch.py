@@ -22,8 +22,10 @@ def episode_seed(base: int, episode_id: str) -> int:
 
 
 def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, run_dir: Path | None,
-              on_done: Callable[[dict[str, Any]], None], backend: Backend) -> None:
-    """Run `episodes` with up to `config.workers` of them in flight, one `act_batch` call per turn."""
+              on_done: Callable[[dict[str, Any]], None], backend: Backend,
+              on_turn: Callable[[float], None] | None = None) -> None:
+    """Run `episodes` with up to `config.workers` of them in flight, one `act_batch` call per turn; after each turn
+    `on_turn(part)` gets the part of the episodes still in flight that is played (each one's steps over its budget)."""
     pending = list(episodes)
     active: list[EpisodeRun] = []
     while pending or active:
@@ -54,6 +56,8 @@ def run_batch(agent: Agent, episodes: Sequence[EpisodeRef], config: EvalConfig, 
             except InfraError as exc:
                 on_done(run.fail(exc))
         active = still
+        if on_turn is not None:
+            on_turn(sum(min(1.0, run.play.env.steps / run.play.env.budget) for run in active))
 
 
 def _start_each(agent: Agent, runs: Sequence[EpisodeRun], on_done: Callable[[dict[str, Any]], None]) -> list[EpisodeRun]:

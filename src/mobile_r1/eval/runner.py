@@ -92,9 +92,11 @@ def suite_episodes(config: EvalConfig, backend: Backend | None = None) -> list[E
             backend.close()
 
 
-def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
+def run_eval(config: EvalConfig, progress: Callable[[float, int, dict[str, Any] | None], None] | None = None,
              backend: Backend | None = None) -> EvalResult:
-    """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start and after each episode.
+    """Run (or resume) an evaluation; `progress(done, total, record)` is called at the start, after each episode and,
+    where episodes play in turns in this process, after each turn with `done` counting the part played of the episodes
+    in flight (their steps over their budgets) and no record: a batch of episodes that all end together still moves.
     `backend` plays on a backend the caller holds (and closes) instead of the one `config` names."""
     config.validate()
     started = time.perf_counter()
@@ -108,7 +110,7 @@ def run_eval(config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | 
 
 
 def _prepare_and_run(config: EvalConfig, backend: Backend, started: float,
-                     progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+                     progress: Callable[[float, int, dict[str, Any] | None], None] | None) -> EvalResult:
     if backend.max_in_play is not None and config.workers > backend.max_in_play:
         raise ConfigError(f"the '{backend.name}' phone plays {backend.max_in_play} episode(s) at a time; "
                           f"use --workers {backend.max_in_play}")
@@ -121,7 +123,7 @@ def _prepare_and_run(config: EvalConfig, backend: Backend, started: float,
 
 
 def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[EpisodeRef], started: float,
-         progress: Callable[[int, int, dict[str, Any] | None], None] | None) -> EvalResult:
+         progress: Callable[[float, int, dict[str, Any] | None], None] | None) -> EvalResult:
     run_dir, log, previous = open_run_dir(config)
     wanted = {t.id for t in tasks}
     finished = {r["id"]: r for r in latest_records(previous) if r.get("id") in wanted}
@@ -140,6 +142,10 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
         if progress:
             progress(len(records), total, record)
 
+    def on_turn(part: float) -> None:
+        if progress:
+            progress(len(records) + part, total, None)
+
     kind = config.agent_kind
     remote = backend.remote_workers() if todo else 0
     if not todo:
@@ -150,11 +156,11 @@ def _run(config: EvalConfig, backend: Backend, agent: Agent, tasks: list[Episode
         if kind in RESEEDED_KINDS:  # one agent per episode, seeded for it
             per_episode = EpisodeAgents(config)
             try:
-                run_batch(per_episode, todo, replace_workers(config, workers), run_dir, on_done, backend)
+                run_batch(per_episode, todo, replace_workers(config, workers), run_dir, on_done, backend, on_turn)
             finally:
                 per_episode.close()
         else:
-            run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend)
+            run_batch(agent, todo, replace_workers(config, workers), run_dir, on_done, backend, on_turn)
     else:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(config.workers, len(todo)), mp_context=context,

@@ -34,8 +34,10 @@ def clock(seconds: float) -> str:
 def progress_line(description: str, done: float, total: float | None, elapsed: float, started_at: float = 0,
                   info: str = "") -> str:
     """`description: done/total (elapsed 1:02, left 3:10) info`; the time left is what the rate since the start
-    (of this process: `started_at` is where a resumed task began) gives for the rest, shown once a unit is done."""
-    counted = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
+    (of this process: `started_at` is where a resumed task began) gives for the rest, shown once some is done. A
+    part-done count (episodes played in turns) shows one decimal."""
+    shown = f"{done:g}" if float(done).is_integer() else f"{done:.1f}"
+    counted = f"{shown}/{total:g}" if total is not None else shown
     times = f"elapsed {clock(elapsed)}"
     if total is not None and done >= total:
         times += ", done"
@@ -130,7 +132,7 @@ def set_report_queue(q: Any) -> None:
     _queue = q
 
 
-def worker_report(job: str, done: int, total: int | None = None) -> None:
+def worker_report(job: str, done: float, total: int | None = None) -> None:
     """From a job in a worker process: `done` of `total` units of `job` are done (nothing outside a reporting pool)."""
     if _queue is not None:
         _queue.put((job, done, total))

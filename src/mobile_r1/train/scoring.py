@@ -189,7 +189,7 @@ def score_suites(configs: dict[str, EvalConfig], side_by_side: bool, progress: b
     with progress_bar(progress) as bar:
         tasks = {names[key]: bar.add_task(names[key], total=c.episodes, info="") for key, c in configs.items()}
         if not side_by_side or len(configs) < 2 or cores < 2:
-            def shown(name: str) -> Callable[[int, int, dict[str, Any] | None], None]:
+            def shown(name: str) -> Callable[[float, int, dict[str, Any] | None], None]:
                 return lambda done, total, _record: bar.update(tasks[name], completed=done, total=total)
 
             return {key: score_suite(c, shown(names[key])) for key, c in configs.items()}
@@ -209,12 +209,12 @@ def eval_name(eval_config: EvalConfig) -> str:
     return "eval " + "/".join(Path(eval_config.out).parts[-2:])
 
 
-def score_suite(eval_config: EvalConfig, progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
+def score_suite(eval_config: EvalConfig, progress: Callable[[float, int, dict[str, Any] | None], None] | None = None,
                 job: str | None = None) -> SuiteScore:
     """Run (or resume) one suite's evaluation and read its overall metrics; `progress(done, total, record)` after
     each episode, or in a worker process of `score_suites`, a report of `job`'s episodes to the parent's bar."""
     if progress is None and job is not None:
-        def progress(done: int, total: int, _record: dict[str, Any] | None) -> None:
+        def progress(done: float, total: int, _record: dict[str, Any] | None) -> None:
             worker_report(job, done, total)
 
     result = run_eval(eval_config, progress=progress)
