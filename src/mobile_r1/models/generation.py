@@ -7,14 +7,24 @@ Stage 2's labelled-step sampling (`train.grpo.generate`), stage 3's rollouts (`t
 held-out greedy scoring of stages 1-2 and the `hf:` agent all call `sample`: the same decoding options (greedy when
 the temperature is 0; otherwise temperature, top-p and no top-k, as TRL samples), the same end tokens, and every
 completion cut right after its first end token. Callers choose only how prompts are batched.
+
+A batch of text prompts is prefilled before `generate` (`prefilled`): each distinct prompt once (stage 2 repeats
+each prompt G times), right-padded so that no padding mask is needed, which lets attention run PyTorch's fused
+causal kernel instead of the masked one a left-padded batch needs (on a CPU the masked kernel made the prefill most
+of a batch's time). `generate` then decodes every row together from that cache, left-padded as before, with the
+same positions and the same tokens (`tests/models/test_generation.py`).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.models.policy import Policy, unwrap
@@ -67,10 +77,67 @@ def left_padded(prompts: list[PromptInput], policy: Policy, repeat: int = 1) -> 
     return batch
 
 
+def cache_argument(model: torch.nn.Module, cache: DynamicCache) -> dict[str, DynamicCache]:
+    """The key/value cache as `forward` and `generate` take it: `cache` from transformers 5 on (where
+    `past_key_values` is deprecated), `past_key_values` before."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
+    return {"cache": cache} if _forward_takes(type(base), "cache") else {"past_key_values": cache}
+
+
+@functools.cache
+def _forward_takes(model_class: type, argument: str) -> bool:
+    """Whether the class's forward has `argument` (looked up once per class, not every step)."""
+    return argument in inspect.signature(model_class.forward).parameters
+
+
+@torch.no_grad()
+def prefilled(model: torch.nn.Module, batch: dict[str, Any], pad_id: int) -> DynamicCache | None:
+    """The key/value cache of every row of a left-padded text batch but its last token, laid out as `generate` keeps
+    a left-padded batch (a row's keys at the right end, zeros under its padding), or None where this does not apply
+    (images in the batch, a model whose cache layers are not plain, prompts of one token).
+
+    The distinct rows run once, right-padded and without a mask: in causal attention a row's tokens never see the
+    padding after them, so the fused causal kernel serves, and the positions (0, 1, ...) are those `generate` gives
+    a left-padded row (it counts only real tokens). The last token is left for `generate`, which computes its logits.
+    """
+    if set(batch) != {"input_ids", "attention_mask"}:
+        return None
+    ids, mask = batch["input_ids"], batch["attention_mask"]
+    rows, width = ids.shape
+    lengths = mask.sum(dim=1).tolist()
+    longest = max(lengths) - 1
+    if longest < 1 or not all(mask[r, width - n :].all() for r, n in enumerate(lengths)):
+        return None  # prompts of one token, or a batch not left-padded
+    distinct: dict[tuple[int, ...], int] = {}
+    of_row = [distinct.setdefault(tuple(ids[r, width - lengths[r]:].tolist()), len(distinct)) for r in range(rows)]
+    firsts = {d: r for r, d in reversed(list(enumerate(of_row)))}
+    right = ids.new_full((len(distinct), longest), pad_id)
+    for d, r in firsts.items():
+        right[d, : lengths[r] - 1] = ids[r, width - lengths[r] : width - 1]
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    once = DynamicCache(config=base.config)
+    extra = {"logits_to_keep": 1} if _forward_takes(type(base), "logits_to_keep") else {}
+    model(input_ids=right, use_cache=True, **cache_argument(model, once), **extra)
+    if not once.layers or any(type(layer) is not DynamicLayer for layer in once.layers):
+        return None
+    out = DynamicCache(config=base.config)
+    for index, layer in enumerate(once.layers):
+        keys = layer.keys.new_zeros(rows, layer.keys.shape[1], width - 1, layer.keys.shape[3])
+        values = layer.values.new_zeros(rows, layer.values.shape[1], width - 1, layer.values.shape[3])
+        for r in range(rows):
+            n = lengths[r] - 1
+            if n:
+                keys[r, :, width - 1 - n :] = layer.keys[of_row[r], :, :n]
+                values[r, :, width - 1 - n :] = layer.values[of_row[r], :, :n]
+        out.update(keys, values, index)
+    return out
+
+
 @torch.no_grad()
 def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int | None = None) -> list[list[int]]:
     """One completion per row of `batch` (a left-padded encoding): token ids, cut after the first end token.
-    `seed` reseeds torch first, so that sampling from the same batch gives the same completions."""
+    `seed` reseeds torch first, so that sampling from the same batch gives the same completions. A text batch of
+    several rows is prefilled first (`prefilled`)."""
     model = unwrap(policy.model)
     eos = eos_ids(policy)
     options: dict[str, Any] = {"do_sample": sampling.temperature > 0}
@@ -82,6 +149,11 @@ def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int 
     was_training = model.training
     model.eval()
     try:
+        cache = None
+        if batch["input_ids"].shape[0] > 1 and not policy.takes_images:
+            cache = prefilled(model, batch, policy.tokenizer.pad_token_id)
+        if cache is not None:
+            options.update(cache_argument(model, cache))
         out = model.generate(**batch, max_new_tokens=int(sampling.max_new_tokens), eos_token_id=eos,
                              pad_token_id=policy.tokenizer.pad_token_id, **options)
     finally:
@@ -94,4 +166,4 @@ def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int 
     return completions
 
 
-__all__ = ["PromptInput", "Sampling", "eos_ids", "left_padded", "sample"]
+__all__ = ["PromptInput", "Sampling", "cache_argument", "eos_ids", "left_padded", "prefilled", "sample"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import math
 from dataclasses import dataclass
@@ -14,6 +12,7 @@ from torch.optim.lr_scheduler import LRScheduler
 from transformers import DynamicCache
 
 from mobile_r1.core.dialects import get_dialect
+from mobile_r1.models.generation import cache_argument
 from mobile_r1.models.policy import Policy, unwrap
 from mobile_r1.train.config import TrainConfig
 from mobile_r1.train.data import (StepExample, batch_positions, encode_prompt, encode_target, examples_for_rank,
@@ -115,7 +114,7 @@ def _logits(model: torch.nn.Module, batch: dict[str, torch.Tensor],
     if prefix is None:
         return model(**inputs, use_cache=False, logits_to_keep=keep).logits, None
     cache = DynamicCache()
-    cached = _cache_argument(model, cache)
+    cached = cache_argument(model, cache)
     head = model(input_ids=prefix, use_cache=True, **cached).logits
     rows = inputs["input_ids"].shape[0]
     cache.batch_repeat_interleave(rows)
@@ -124,19 +123,6 @@ def _logits(model: torch.nn.Module, batch: dict[str, torch.Tensor],
     inputs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)[:, prefix.shape[1]:]
     logits = model(**inputs, use_cache=True, **cached, logits_to_keep=keep).logits
     return logits, head
-
-
-def _cache_argument(model: torch.nn.Module, cache: DynamicCache) -> dict[str, DynamicCache]:
-    """The key/value cache as `model.forward` takes it: `cache` from transformers 5 on (where `past_key_values` is
-    deprecated), `past_key_values` before."""
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
-    return {"cache": cache} if _forward_takes_cache(type(base)) else {"past_key_values": cache}
-
-
-@functools.cache
-def _forward_takes_cache(model_class: type) -> bool:
-    """Whether the class's forward has a `cache` argument (looked up once per class, not every step)."""
-    return "cache" in inspect.signature(model_class.forward).parameters
 
 
 def token_loss_sum(model: torch.nn.Module, batch: dict[str, torch.Tensor],

@@ -1,0 +1,107 @@
+"""The one sampling function: a batch of text prompts prefilled once per distinct prompt, without a padding mask,
+gives the tokens each prompt gives alone and those of the plain left-padded `generate`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from mobile_r1.models import load_policy
+from mobile_r1.models.generation import PromptInput, Sampling, eos_ids, left_padded, prefilled, sample
+from mobile_r1.models.policy import unwrap
+
+
+@pytest.fixture(scope="module")
+def policy() -> Any:
+    return load_policy("tiny-lm")
+
+
+def prompts(policy: Any) -> list[PromptInput]:
+    texts = ["open the settings app", "send the message to Li Lei and then go back to the home screen",
+             " ".join(["a long screen listing"] * 40)]
+    return [PromptInput(policy.tokenizer(t, add_special_tokens=False).input_ids) for t in texts]
+
+
+def plain_generate(policy: Any, batch: dict[str, torch.Tensor], new: int, seed: int | None = None) -> list[list[int]]:
+    """transformers' own generate on the left-padded batch, no prefill: what `sample` must agree with."""
+    model = unwrap(policy.model)
+    options: dict[str, Any] = {"do_sample": False}
+    if seed is not None:
+        torch.manual_seed(seed)
+        options = {"do_sample": True, "temperature": 1.0, "top_p": 1.0, "top_k": 0}
+    out = model.generate(**batch, max_new_tokens=new, eos_token_id=eos_ids(policy),
+                         pad_token_id=policy.tokenizer.pad_token_id, **options)
+    return out[:, batch["input_ids"].shape[1]:].tolist()
+
+
+def test_a_prefilled_batch_decodes_as_each_prompt_alone_and_as_plain_generate(policy: Any) -> None:
+    rows = prompts(policy)
+    batch = left_padded(rows, policy)
+    greedy = Sampling(temperature=0.0, max_new_tokens=8)
+    together = sample(policy, batch, greedy)
+    alone = [sample(policy, left_padded([p], policy), greedy)[0] for p in rows]  # one row: no prefill, no padding
+    assert together == alone
+    # the same tokens as transformers' generate on the padded batch, greedy and sampled from one seed
+    eos = set(eos_ids(policy))
+    plain = plain_generate(policy, batch, 8)
+    assert [ids for ids in together] == [_cut(ids, eos) for ids in plain]
+    sampled = sample(policy, batch, Sampling(temperature=1.0, max_new_tokens=8), seed=3)
+    assert sampled == [_cut(ids, eos) for ids in plain_generate(policy, batch, 8, seed=3)]
+
+
+def _cut(ids: list[int], ends: set[int]) -> list[int]:
+    cut = next((i for i, t in enumerate(ids) if t in ends), None)
+    return ids[: cut + 1] if cut is not None else ids
+
+
+def test_the_cache_holds_each_row_alone_at_the_right_end_with_zeros_under_the_padding(policy: Any) -> None:
+    rows = prompts(policy)
+    batch = left_padded(rows, policy)
+    model = unwrap(policy.model)
+    cache = prefilled(model, batch, policy.tokenizer.pad_token_id)
+    assert cache is not None
+    width = batch["input_ids"].shape[1]
+    for r, p in enumerate(rows):
+        n = len(p.ids) - 1
+        own = prefilled(model, {"input_ids": torch.tensor([p.ids + p.ids[-1:]]),
+                                "attention_mask": torch.ones(1, len(p.ids) + 1, dtype=torch.long)},
+                        policy.tokenizer.pad_token_id)  # the row alone, one token longer: its first n + 1 keys
+        assert own is not None
+        for layer, alone in zip(cache.layers, own.layers):
+            assert layer.keys.shape[2] == width - 1
+            assert torch.count_nonzero(layer.keys[r, :, : width - 1 - n]) == 0
+            torch.testing.assert_close(layer.keys[r, :, width - 1 - n :], alone.keys[0, :, :n], rtol=1e-4, atol=1e-5)
+            torch.testing.assert_close(layer.values[r, :, width - 1 - n :], alone.values[0, :, :n], rtol=1e-4,
+                                       atol=1e-5)
+
+
+def test_each_distinct_prompt_is_prefilled_once(policy: Any) -> None:
+    """Stage 2 samples G completions of each prompt: the prefill runs each distinct prompt once."""
+    rows = prompts(policy)[:2]
+    batch = left_padded(rows, policy, repeat=4)  # 8 rows, 2 distinct prompts
+    seen: list[tuple[int, ...]] = []
+    model = unwrap(policy.model)
+    hook = model.register_forward_pre_hook(lambda _m, _a, kw: seen.append(tuple(kw["input_ids"].shape)),
+                                           with_kwargs=True)
+    try:
+        out = sample(policy, batch, Sampling(temperature=0.0, max_new_tokens=4))
+    finally:
+        hook.remove()
+    longest = max(len(p.ids) for p in rows)
+    assert seen[0] == (2, longest - 1)  # the prefill: two rows, each prompt but its last token
+    assert seen[1] == (8, 1)  # then generate: every row's last prompt token, on the cache
+    assert out[:4] == [out[0]] * 4 and out[4:] == [out[4]] * 4
+
+
+def test_batches_it_cannot_prefill_are_left_to_generate(policy: Any) -> None:
+    model = unwrap(policy.model)
+    pad = policy.tokenizer.pad_token_id
+    one_token = {"input_ids": torch.tensor([[5], [6]]), "attention_mask": torch.ones(2, 1, dtype=torch.long)}
+    assert prefilled(model, one_token, pad) is None
+    right_padded = {"input_ids": torch.tensor([[5, 6, pad], [5, 6, 7]]),
+                    "attention_mask": torch.tensor([[1, 1, 0], [1, 1, 1]])}
+    assert prefilled(model, right_padded, pad) is None
+    with_images = {**left_padded(prompts(policy), policy), "pixel_values": torch.zeros(1, 3)}
+    assert prefilled(model, with_images, pad) is None
