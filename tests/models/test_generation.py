@@ -60,21 +60,23 @@ def test_the_cache_holds_each_row_alone_at_the_right_end_with_zeros_under_the_pa
     rows = prompts(policy)
     batch = left_padded(rows, policy)
     model = unwrap(policy.model)
-    cache = prefilled(model, batch, policy.tokenizer.pad_token_id)
+    cache = prefilled(model, batch, policy.tokenizer.pad_token_id, room=6)
     assert cache is not None
     width = batch["input_ids"].shape[1]
     for r, p in enumerate(rows):
         n = len(p.ids) - 1
         own = prefilled(model, {"input_ids": torch.tensor([p.ids + p.ids[-1:]]),
                                 "attention_mask": torch.ones(1, len(p.ids) + 1, dtype=torch.long)},
-                        policy.tokenizer.pad_token_id)  # the row alone, one token longer: its first n + 1 keys
+                        policy.tokenizer.pad_token_id, room=0)  # the row alone, one token longer: its n + 1 keys
         assert own is not None
         for layer, alone in zip(cache.layers, own.layers):
-            assert layer.keys.shape[2] == width - 1
+            assert layer.keys.shape[2] == width - 1 + 6  # room for six new tokens, not yet written
             assert torch.count_nonzero(layer.keys[r, :, : width - 1 - n]) == 0
-            torch.testing.assert_close(layer.keys[r, :, width - 1 - n :], alone.keys[0, :, :n], rtol=1e-4, atol=1e-5)
-            torch.testing.assert_close(layer.values[r, :, width - 1 - n :], alone.values[0, :, :n], rtol=1e-4,
+            assert torch.count_nonzero(layer.keys[r, :, width - 1 :]) == 0
+            torch.testing.assert_close(layer.keys[r, :, width - 1 - n : width - 1], alone.keys[0, :, :n], rtol=1e-4,
                                        atol=1e-5)
+            torch.testing.assert_close(layer.values[r, :, width - 1 - n : width - 1], alone.values[0, :, :n],
+                                       rtol=1e-4, atol=1e-5)
 
 
 def test_each_distinct_prompt_is_prefilled_once(policy: Any) -> None:
@@ -99,9 +101,9 @@ def test_batches_it_cannot_prefill_are_left_to_generate(policy: Any) -> None:
     model = unwrap(policy.model)
     pad = policy.tokenizer.pad_token_id
     one_token = {"input_ids": torch.tensor([[5], [6]]), "attention_mask": torch.ones(2, 1, dtype=torch.long)}
-    assert prefilled(model, one_token, pad) is None
+    assert prefilled(model, one_token, pad, 4) is None
     right_padded = {"input_ids": torch.tensor([[5, 6, pad], [5, 6, 7]]),
                     "attention_mask": torch.tensor([[1, 1, 0], [1, 1, 1]])}
-    assert prefilled(model, right_padded, pad) is None
+    assert prefilled(model, right_padded, pad, 4) is None
     with_images = {**left_padded(prompts(policy), policy), "pixel_values": torch.zeros(1, 3)}
-    assert prefilled(model, with_images, pad) is None
+    assert prefilled(model, with_images, pad, 4) is None

@@ -12,7 +12,9 @@ A batch of text prompts is prefilled before `generate` (`prefilled`): each disti
 each prompt G times), right-padded so that no padding mask is needed, which lets attention run PyTorch's fused
 causal kernel instead of the masked one a left-padded batch needs (on a CPU the masked kernel made the prefill most
 of a batch's time). `generate` then decodes every row together from that cache, left-padded as before, with the
-same positions and the same tokens (`tests/models/test_generation.py`).
+same positions and the same tokens (`tests/models/test_generation.py`). The cache is a static one, its room for the
+new tokens allocated once: a growing cache copies every row's keys and values at each new token, which on a CPU
+was a quarter of a batch's decoding (benchmarks/rollout.py).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from transformers import DynamicCache
-from transformers.cache_utils import DynamicLayer
+from transformers import DynamicCache, StaticCache
+from transformers.cache_utils import DynamicLayer, StaticLayer
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.models.policy import Policy, unwrap
@@ -77,7 +79,7 @@ def left_padded(prompts: list[PromptInput], policy: Policy, repeat: int = 1) -> 
     return batch
 
 
-def cache_argument(model: torch.nn.Module, cache: DynamicCache) -> dict[str, DynamicCache]:
+def cache_argument(model: torch.nn.Module, cache: DynamicCache | StaticCache) -> dict[str, DynamicCache | StaticCache]:
     """The key/value cache as `forward` and `generate` take it: `cache` from transformers 5 on (where
     `past_key_values` is deprecated), `past_key_values` before."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it through
@@ -91,10 +93,11 @@ def _forward_takes(model_class: type, argument: str) -> bool:
 
 
 @torch.no_grad()
-def prefilled(model: torch.nn.Module, batch: dict[str, Any], pad_id: int) -> DynamicCache | None:
+def prefilled(model: torch.nn.Module, batch: dict[str, Any], pad_id: int, room: int) -> StaticCache | None:
     """The key/value cache of every row of a left-padded text batch but its last token, laid out as `generate` keeps
-    a left-padded batch (a row's keys at the right end, zeros under its padding), or None where this does not apply
-    (images in the batch, a model whose cache layers are not plain, prompts of one token).
+    a left-padded batch (a row's keys at the right end, zeros under its padding), with `room` places after them for
+    the tokens to come; or None where this does not apply (images in the batch, a model whose cache layers are not
+    plain full-attention ones, prompts of one token).
 
     The distinct rows run once, right-padded and without a mask: in causal attention a row's tokens never see the
     padding after them, so the fused causal kernel serves, and the positions (0, 1, ...) are those `generate` gives
@@ -120,7 +123,9 @@ def prefilled(model: torch.nn.Module, batch: dict[str, Any], pad_id: int) -> Dyn
     model(input_ids=right, use_cache=True, **cache_argument(model, once), **extra)
     if not once.layers or any(type(layer) is not DynamicLayer for layer in once.layers):
         return None
-    out = DynamicCache(config=base.config)
+    out = StaticCache(config=base.config, max_cache_len=width - 1 + room)
+    if len(out.layers) != len(once.layers) or any(type(layer) is not StaticLayer for layer in out.layers):
+        return None
     for index, layer in enumerate(once.layers):
         keys = layer.keys.new_zeros(rows, layer.keys.shape[1], width - 1, layer.keys.shape[3])
         values = layer.values.new_zeros(rows, layer.values.shape[1], width - 1, layer.values.shape[3])
@@ -151,7 +156,7 @@ def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int 
     try:
         cache = None
         if batch["input_ids"].shape[0] > 1 and not policy.takes_images:
-            cache = prefilled(model, batch, policy.tokenizer.pad_token_id)
+            cache = prefilled(model, batch, policy.tokenizer.pad_token_id, int(sampling.max_new_tokens))
         if cache is not None:
             options.update(cache_argument(model, cache))
         out = model.generate(**batch, max_new_tokens=int(sampling.max_new_tokens), eos_token_id=eos,
