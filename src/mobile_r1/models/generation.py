@@ -14,7 +14,7 @@ causal kernel instead of the masked one a left-padded batch needs (on a CPU the 
 of a batch's time). `generate` then decodes every row together from that cache, left-padded as before, with the
 same positions and the same tokens (`tests/models/test_generation.py`). The cache is a static one, its room for the
 new tokens allocated once: a growing cache copies every row's keys and values at each new token, which on a CPU
-was a quarter of a batch's decoding (benchmarks/rollout.py).
+was a quarter of a batch's decoding (16 prompts, small-lm, 120 new tokens: 0.92 s with it, 0.70 s without).
 """
 
 from __future__ import annotations
