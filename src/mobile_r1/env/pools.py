@@ -67,6 +67,10 @@ T = TypeVar("T")
 
 LOCAL = "local"
 HEALTH_CHECK_SECONDS = 2.0  # while a worker starts, how often the cluster's nodes are checked
+# A cluster this pool starts answers every call inside its reply (Ray's default puts answers over 100 KiB, a phone's
+# screenshot among them, in the node's object store). Reading the store goes through the local raylet, and a driver
+# whose raylet has died exits there at once (status 1, no message), before the pool can say the cluster failed.
+INLINE_ANSWERS: dict[str, object] = {"max_direct_call_object_size": 64 << 20, "task_rpc_inlined_bytes_limit": 64 << 20}
 PROTOCOL_CALLS: frozenset[str] = frozenset(get_args(EnvMethod))
 RAY_MISSING = "Ray is not installed; install it with `pip install 'mobile-r1[ray]'` (or `pip install ray`)"
 
@@ -479,9 +483,11 @@ class RayBackend(BackendWrapper):
             address = None if self.address in (None, LOCAL) else self.address
             if address is not None:
                 check_reachable(address)
+            # a new local cluster is ours to configure; RAY_ADDRESS names one someone else started
+            starts = address is None and not os.environ.get("RAY_ADDRESS")
             try:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-                         configure_logging=False)
+                         configure_logging=False, _system_config=INLINE_ANSWERS if starts else None)
             except ConnectionError as exc:
                 raise InfraError(f"cannot reach the Ray cluster at {self.address!r}: {exc}") from None
             self._owns_ray = True
