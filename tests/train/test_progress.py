@@ -41,6 +41,30 @@ def test_line_progress_prints_every_period_and_once_at_the_end(capsys: pytest.Ca
     assert lines[0].startswith("sft: 1/4 (elapsed 0:00, left 0:00) loss=2.000") and len(lines) == 2
 
 
+def test_a_task_that_waits_its_turn_counts_its_time_from_its_start(capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sets scored in turn by one process are all added at once: the one that waits shows its own elapsed time and
+    time left once it starts, not those since it was added (before: `1/96 (elapsed 2:52, left 4:32:40)`)."""
+    now = [1000.0]
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: now[0])
+    with LineProgress(every=0) as bar:
+        task = bar.add_task("eval sft/in-distribution", total=96, info="", start=False)
+        now[0] += 170.0  # the set before it is scored
+        bar.update(task, completed=0)
+        assert capsys.readouterr().err == ""  # not started: nothing shown
+        bar.start_task(task)
+        bar.update(task, completed=2)  # two episodes resumed from an earlier run: not this run's rate
+        now[0] += 30.0
+        bar.update(task, completed=12)
+        bar.start_task(task)  # starting again changes nothing
+        now[0] += 30.0
+        bar.update(task, completed=22)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:3] == ["eval sft/in-distribution: 2/96 (elapsed 0:00)",
+                         "eval sft/in-distribution: 12/96 (elapsed 0:30, left 4:12)",
+                         "eval sft/in-distribution: 22/96 (elapsed 1:00, left 3:42)"]
+
+
 def _job(name: str, units: int) -> int:
     for done in range(1, units + 1):
         progress.worker_report(name, done, units)

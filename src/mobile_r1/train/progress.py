@@ -62,12 +62,22 @@ class LineProgress:
             if not task["finished"]:
                 self._print(task)
 
-    def add_task(self, description: str, total: float | None = None, completed: float = 0, **fields: Any) -> int:
+    def add_task(self, description: str, total: float | None = None, completed: float = 0, start: bool = True,
+                 **fields: Any) -> int:
+        """A task; with `start=False` its clock starts at `start_task` (a job that waits its turn), and the rate
+        counts from the first count it reports then (what a resumed job had already done is not its rate)."""
         key = len(self.tasks)
         now = time.perf_counter()
         self.tasks[key] = {"description": description, "total": total, "completed": completed, "fields": fields,
-                           "start": now, "shown": now, "first": completed, "finished": False}
+                           "start": now if start else None, "shown": now, "first": completed if start else None,
+                           "finished": False}
         return key
+
+    def start_task(self, key: int) -> None:
+        """Start a task's clock (nothing if it runs already)."""
+        task = self.tasks[key]
+        if task["start"] is None:
+            task["start"] = task["shown"] = time.perf_counter()
 
     def update(self, key: int, completed: float | None = None, total: float | None = None, advance: float = 0,
                description: str | None = None, **fields: Any) -> None:
@@ -80,6 +90,10 @@ class LineProgress:
         if description is not None:
             task["description"] = description
         task["fields"].update(fields)
+        if task["start"] is None:  # not started: counts are kept, nothing is shown
+            return
+        if task["first"] is None:
+            task["first"] = task["completed"]
         finished = task["total"] is not None and task["completed"] >= task["total"]
         if (finished and not task["finished"]) or time.perf_counter() - task["shown"] >= self.every:
             self._print(task)
@@ -89,11 +103,12 @@ class LineProgress:
         self.update(key, advance=advance)
 
     def _print(self, task: dict[str, Any]) -> None:
-        if not self.enabled:
+        if not self.enabled or task["start"] is None:
             return
         task["shown"] = now = time.perf_counter()
-        line = progress_line(task["description"], task["completed"], task["total"], now - task["start"],
-                             task["first"], str(task["fields"].get("info", "")))
+        first = task["completed"] if task["first"] is None else task["first"]
+        line = progress_line(task["description"], task["completed"], task["total"], now - task["start"], first,
+                             str(task["fields"].get("info", "")))
         console.print(line, markup=False, highlight=False)
 
 
@@ -151,6 +166,7 @@ def follow(futures: Iterable[Future[Any]], q: Any, bar: Progress | LineProgress,
             except (queues.Empty, EOFError, OSError):
                 return
             if job in tasks:
+                bar.start_task(tasks[job])  # a job reports once it runs: its clock starts then
                 bar.update(tasks[job], completed=done, **({"total": total} if total is not None else {}))
 
     pending = set(futures)

@@ -187,10 +187,15 @@ def score_suites(configs: dict[str, EvalConfig], side_by_side: bool, progress: b
     cores = os.cpu_count() or 1
     names = {key: eval_name(c) for key, c in configs.items()}
     with progress_bar(progress) as bar:
-        tasks = {names[key]: bar.add_task(names[key], total=c.episodes, info="") for key, c in configs.items()}
+        # a set's clock starts when its evaluation does (one process plays its suite's sets in turn)
+        tasks = {names[key]: bar.add_task(names[key], total=c.episodes, info="", start=False)
+                 for key, c in configs.items()}
         if not side_by_side or len(configs) < 2 or cores < 2:
             def shown(name: str) -> Callable[[float, int, dict[str, Any] | None], None]:
-                return lambda done, total, _record: bar.update(tasks[name], completed=done, total=total)
+                def update(done: float, total: int, _record: dict[str, Any] | None) -> None:
+                    bar.start_task(tasks[name])
+                    bar.update(tasks[name], completed=done, total=total)
+                return update
 
             return {key: score_suite(c, shown(names[key])) for key, c in configs.items()}
         threads = max(1, cores // len(configs))
