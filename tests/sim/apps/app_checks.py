@@ -30,22 +30,24 @@ class Setup:
             getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
 
 
-def start(key: str, locale: str, *calls: tuple[str, dict[str, Any]], seed: int = 0) -> SimEnv:
-    """The app `key` just started on a canonical phone in `locale`, after the set-up hooks `calls`."""
-    env = SimEnv(apps=[key], seed=seed, randomize=False, render=False, locale=locale)
+def start(key: str, locale: str, *calls: tuple[str, dict[str, Any]], seed: int = 0, randomize: bool = False) -> SimEnv:
+    """The app `key` just started on a phone in `locale` (canonical unless `randomize`), after the set-up hooks
+    `calls`."""
+    env = SimEnv(apps=[key], seed=seed, randomize=randomize, render=False, locale=locale)
     env.reset(task=Setup(key, *calls) if calls else None, app=key)
     return env
 
 
-def assert_opens_everywhere(key: str, locale: str, archetype: str, home: bool = True) -> None:
-    """The app opens from its launcher icon and by its name, label, package and first alias (a cold start each time);
-    `home`: on its home screen (else only in front: an app that asks for something on its first start)."""
+def assert_opens_everywhere(key: str, locale: str, archetype: str, home: bool = True, also: Iterable[str] = ()) -> None:
+    """The app opens from its launcher icon and by its name, label, package, first alias and the names `also` (a cold
+    start each time); `home`: on its home screen (else only in front: an app that asks for something on its first
+    start)."""
     cls = load_all()[key]
     env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
     env.reset()
     T.tap(env, text=cls.label(locale))
     assert env.phone.activity() == f"{key}/home" if home else env.phone.state.foreground == key
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
+    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1], *also):
         env.step(Action.system_button("Home"))
         env.phone.state.stacks[key] = []
         assert env.phone.open(name) is None and env.phone.state.foreground == key, name
@@ -61,32 +63,36 @@ def untranslated(phone: Phone, data_words: Iterable[str] = ()) -> list[str]:
             if label and (missing_glyphs(label) or any(w not in allowed for w in LATIN.findall(label)))]
 
 
+Params = dict[str, dict[str, Any] | list[dict[str, Any]]]  # a screen's push params: one set, or several to draw it with
+
+
 def visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None], must_see: set[str],
-                       params: dict[str, dict[str, Any]] | None = None,
-                       prepare: Callable[[Phone], None] | None = None) -> None:
-    """Show every screen of the app (with no params, then with `params[screen]`; the app's `gallery_setup` fills the
-    phone first, then `prepare`), run `check` on each, and assert drawing changed no state and `must_see` were seen."""
+                       params: Params | None = None,
+                       prepare: Callable[[Phone], Params | None] | None = None) -> Phone:
+    """Show every screen of the app (with no params, then with each of `params[screen]`; the app's `gallery_setup`
+    fills the phone first, then `prepare`, which may return more params), run `check` on each, and assert drawing
+    changed no state and `must_see` were seen. Returns the phone, for checks of menus and dialogs after."""
     phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
-    given = {**phone.apps[key].gallery_setup(Ctx(phone, key)), **(params or {})}
+    given: Params = {**phone.apps[key].gallery_setup(Ctx(phone, key)), **(params or {})}
     if prepare is not None:
-        prepare(phone)
+        given.update(prepare(phone) or {})
     phone.touch()
     seen = []
     for screen in phone.apps[key].screens():
-        for p in ({}, given.get(screen)):
-            if p is None:
-                continue
+        more = given.get(screen, [])
+        for p in [{}, *([more] if isinstance(more, dict) else more)]:
             before = phone.state_dict()["apps"][key]
             phone.goto(key, screen, **p)
             check(screen, phone)
             assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
         seen.append(screen)
     assert must_see <= set(seen)
+    return phone
 
 
 def assert_chinese_everywhere(key: str, must_see: set[str], data_words: Iterable[str] = (),
-                              params: dict[str, dict[str, Any]] | None = None,
-                              prepare: Callable[[Phone], None] | None = None) -> None:
+                              params: Params | None = None,
+                              prepare: Callable[[Phone], Params | None] | None = None) -> None:
     """Every screen of the app on a Chinese phone is fully translated (`visit_every_screen`)."""
     def check(screen: str, phone: Phone) -> None:
         assert untranslated(phone, data_words) == [], f"{key}/{screen}"
@@ -95,8 +101,8 @@ def assert_chinese_everywhere(key: str, must_see: set[str], data_words: Iterable
     visit_every_screen(key, "zh", check, must_see, params, prepare)
 
 
-def assert_draws_in_both_languages(key: str, must_see: set[str], params: dict[str, dict[str, Any]] | None = None,
-                                   prepare: Callable[[Phone], None] | None = None) -> None:
+def assert_draws_in_both_languages(key: str, must_see: set[str], params: Params | None = None,
+                                   prepare: Callable[[Phone], Params | None] | None = None) -> None:
     """Every screen of the app draws a screenshot in English and in Chinese."""
     def check(screen: str, phone: Phone) -> None:
         assert phone.screenshot(0.2).size == (216, 480)
