@@ -5,8 +5,7 @@ wall, set-up hooks, and every screen in Chinese."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -17,7 +16,8 @@ from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.feed import (count_text, following_feed, list_items, pick, results, sort_items,
                                      uploader_videos)
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (Params, assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start, untranslated)
 
 APPS = ["douyin", "tiktok", "xiaohongshu", "bilibili", "youtube", "weibo", "x", "instagram", "wetv", "netflix"]
 PACKAGES = {"douyin": "com.ss.android.ugc.aweme", "tiktok": "com.zhiliaoapp.musically", "xiaohongshu": "com.xingin.xhs",
@@ -26,22 +26,8 @@ PACKAGES = {"douyin": "com.ss.android.ugc.aweme", "tiktok": "com.zhiliaoapp.musi
             "netflix": "com.netflix.mediaclient"}
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
 def _env(key: str, locale: str = "en", seed: int = 0, *calls: tuple[str, dict[str, Any]]) -> SimEnv:
-    env = SimEnv(apps=[key], seed=seed, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
-    return env
+    return start(key, locale, *calls, seed=seed)
 
 
 def _state(env: SimEnv, key: str) -> dict[str, Any]:
@@ -56,16 +42,9 @@ def _search(env: SimEnv, query: str) -> None:
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
+    assert_opens_everywhere(key, locale, "feed")
     cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "feed" and cls.package == PACKAGES[key]
+    assert cls.package == PACKAGES[key]
     assert (cls.currency == "USD") == (key in ("tiktok", "youtube", "x", "instagram", "netflix"))
 
 
@@ -321,27 +300,20 @@ def test_log_out_from_me_puts_the_login_wall_up() -> None:
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-# brand and plan names, the status bar, photo file names, units: data, not UI words
-DATA_WORDS = {"WiFi", "WLAN", "YouTube", "TikTok", "Instagram", "Netflix", "Premium", "VIP", "SVIP", "Grok", "IMG",
-              "jpg", "png", "Screenshot", "BOSS", "MB"}
+SCREENS = {"home", "trending", "search", "results", "player", "note", "uploader", "following", "me", "liked", "profile",
+           "avatar", "compose", "membership", "member_pay", "member_done", "login"}
+# brand and plan names, photo file names, units: data, not UI words
+DATA_WORDS = {"YouTube", "TikTok", "Instagram", "Netflix", "Premium", "VIP", "SVIP", "Grok", "IMG", "jpg", "png",
+              "Screenshot", "BOSS", "MB"}
 
 
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
+def _filled(phone: Phone, key: str) -> Params:
+    """An official uploader with look-alikes, a new-user offer and a membership, searches, a post, a subscription and
+    a profile photo; returns the params of the screens that show one of them."""
     app = phone.apps[key]
     ctx = Ctx(phone, key)
     state = phone.app_state(key)
-    zh = locale == "zh"
+    zh = phone.locale == "zh"
     who, topic, words = ("官方账号", "话题", ["第一", "第二"]) if zh else ("Official One", "topic", ["first", "second"])
     app.setup_uploader(ctx, who, topic=topic, count=2, official=True, lookalikes=True)  # type: ignore[attr-defined]
     if state["plans"]:
@@ -355,42 +327,23 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
     state["profile"]["avatar"] = {"photo": 1, "name": "IMG_1.jpg"}
     phone.touch()
     first = list_items(state, "feed")[0]
-    params = {"results": {"query": who, "sort": 0}, "player": {"id": first["id"]}, "note": {"id": first["id"]},
-              "uploader": {"uploader": who}, "trending": {"list": len(app.lists) - 1},  # type: ignore[attr-defined]
-              "avatar": {"favorites": True}, "member_done": {"subscription": 1},
-              "membership": {"tier": len(state["plans"]), "option": 1}, "member_pay": {"tier": 1, "option": 0}}
-    seen = []
-    for screen in app.screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "trending", "search", "results", "player", "note", "uploader", "following", "me", "liked",
-            "profile", "avatar", "compose", "membership", "member_pay", "member_done", "login"} <= set(seen)
+    return {"results": {"query": who, "sort": 0}, "player": {"id": first["id"]}, "note": {"id": first["id"]},
+            "uploader": {"uploader": who}, "trending": {"list": len(app.lists) - 1},  # type: ignore[attr-defined]
+            "avatar": {"favorites": True}, "member_done": {"subscription": 1},
+            "membership": {"tier": len(state["plans"]), "option": 1}, "member_pay": {"tier": 1, "option": 0}}
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, DATA_WORDS, prepare=lambda phone: _filled(phone, key))
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("bilibili", locale, check)
+    assert_draws_in_both_languages("bilibili", SCREENS, prepare=lambda phone: _filled(phone, "bilibili"))
 
 
 def test_the_mobile_data_dialog_speaks_chinese() -> None:
     env = _env("youtube", "zh", 0, ("mobile_data", {}))
     T.tap(env, id="item")
-    assert T.find(env, text="当前非 WLAN 网络") and T.find(env, text="播放") and _untranslated(env.phone) == []
+    assert T.find(env, text="当前非 WLAN 网络") and T.find(env, text="播放")
+    assert untranslated(env.phone, DATA_WORDS) == []

@@ -4,7 +4,6 @@ privacy, deleting my recent posts), nickname and group aliases, signature, set-u
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 import pytest
@@ -18,25 +17,14 @@ from mobile_r1.sim.apps.messenger import VISIBILITY, days_ago, visibility_key
 from mobile_r1.sim.media import live
 from mobile_r1.sim.system import Phone
 from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (LATIN, STATUS_WORDS, Params, assert_opens_everywhere, start,
+                                       visit_every_screen)
 
 APPS = ["wechat", "qq"]
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        for name, values in self.calls:
-            getattr(phone.apps[self.key], f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
 def _env(key: str, *calls: tuple[str, dict[str, Any]], locale: str = "en", seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=[key], seed=seed, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
-    return env
+    return start(key, locale, *calls, seed=seed)
 
 
 def _state(env: SimEnv, key: str = "wechat") -> dict[str, Any]:
@@ -66,16 +54,9 @@ def _pay(env: SimEnv, password: str) -> None:
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
+    assert_opens_everywhere(key, locale, "chat_pay")
     cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "chat_pay" and cls.currency == "CNY"
+    assert cls.currency == "CNY"
     assert (cls.package, cls.label("zh")) in (("com.tencent.mm", "微信"), ("com.tencent.mobileqq", "QQ"))
 
 
@@ -306,8 +287,11 @@ def test_monkey_over_adbd_launches_the_app_by_its_real_package() -> None:
             device.close()
 
 # ----- every screen in Chinese ----------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-SYSTEM_WORDS = {"WiFi", "WLAN", "QQ"}  # the status bar, the app's own name
+SCREENS = {"home", "contacts", "groups", "contact", "group_info", "edit_alias", "conversation", "red_packet", "transfer",
+           "pay", "paid", "wallet", "pick_contact", "discover", "moments", "my_posts", "moments_privacy", "post_moment",
+           "pick_album", "pick_photos", "me", "profile", "edit_name", "edit_signature", "pick_avatar", "settings",
+           "login"}
+SYSTEM_WORDS = STATUS_WORDS | {"QQ"}  # the status bar, the app's own name
 
 
 def _untranslated(phone: Phone, key: str) -> list[str]:
@@ -324,11 +308,13 @@ def _untranslated(phone: Phone, key: str) -> list[str]:
     return bad
 
 
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
+def _chatted(phone: Phone, key: str) -> Params:
+    """A contact and a group, photos picked, a red packet, a transfer and a photo sent in the group, a group alias;
+    returns the params of the screens that show one of them."""
     app, ctx = phone.apps[key], Ctx(phone, key)
-    cid = app.setup_contact(ctx, "阿润" if locale == "zh" else "A Run")  # type: ignore[attr-defined]
-    gid = app.setup_group(ctx, "家庭群" if locale == "zh" else "family group")  # type: ignore[attr-defined]
+    zh = phone.locale == "zh"
+    cid = app.setup_contact(ctx, "阿润" if zh else "A Run")  # type: ignore[attr-defined]
+    gid = app.setup_group(ctx, "家庭群" if zh else "family group")  # type: ignore[attr-defined]
     state = phone.app_state(key)
     state["draft_photos"] = [p["id"] for p in live(phone.media["photos"])[:2]]
     state["payments"].append({"id": 1, "kind": "red_packet", "to": "家庭群", "chat": "group", "target": gid,
@@ -341,7 +327,7 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
                           "color": [1, 2, 3]}]
     state["groups"][0]["my_alias"] = "大哥"
     phone.touch()
-    params: dict[str, list[dict[str, Any]]] = {
+    return {
         "conversation": [{"group": gid, "panel": True}, {"contact": cid, "panel": True}],
         "red_packet": [{"group": gid, "count": 4}, {"contact": cid}], "transfer": [{"contact": cid}],
         "pay": [{"purpose": "red_packet", "kind": "group", "target": gid, "amount": 200.0, "count": 4, "note": "新年快乐"},
@@ -349,15 +335,11 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
         "paid": [{"payment": 1}], "group_info": [{"group": gid}], "edit_alias": [{"group": gid}],
         "contact": [{"id": cid}], "pick_photos": [{"album": live(phone.media["photos"])[0]["album"]}],
         "edit_name": [{"sync": True}], "home": [{}]}
-    seen = []
-    for screen in app.screens():
-        for p in [{}, *params.get(screen, [])]:
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    # the search results and a menu and a dialog
+
+
+def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
+    """Every screen (`visit_every_screen`), then the search results, a menu and a dialog."""
+    phone = visit_every_screen(key, locale, check, SCREENS, prepare=lambda phone: _chatted(phone, key))
     phone.goto(key, "home")
     phone.top_frame()["fields"]["search"] = "阿" if locale == "zh" else "A"
     phone.touch()
@@ -369,10 +351,6 @@ def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], Non
     phone.goto(key, "my_posts")
     T.tap_id(phone, "delete_post")
     check("my_posts (dialog)", phone)
-    assert {"home", "contacts", "groups", "contact", "group_info", "edit_alias", "conversation", "red_packet",
-            "transfer", "pay", "paid", "wallet", "pick_contact", "discover", "moments", "my_posts", "moments_privacy",
-            "post_moment", "pick_album", "pick_photos", "me", "profile", "edit_name", "edit_signature", "pick_avatar",
-            "settings", "login"} <= set(seen)
 
 
 @pytest.mark.parametrize("key", APPS)

@@ -4,7 +4,6 @@ home page, a transfer paid from Yu'e Bao with the payment password, the login wa
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 import pytest
@@ -16,24 +15,11 @@ from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.payments import DEFAULT_HOME, SERVICES, results
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
-
-
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.calls = calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        for name, values in self.calls:
-            getattr(phone.apps["alipay"], f"setup_{name}")(Ctx(phone, "alipay"), **values)
+from tests.sim.apps.app_checks import Params, assert_opens_everywhere, start, untranslated, visit_every_screen
 
 
 def _env(*calls: tuple[str, dict[str, Any]], locale: str = "en", seed: int = 0) -> SimEnv:
-    env = SimEnv(apps=["alipay"], seed=seed, randomize=False, render=False, locale=locale)
-    env.reset(task=Setup(*calls) if calls else None, app="alipay")
-    return env
+    return start("alipay", locale, *calls, seed=seed)
 
 
 def _state(env: SimEnv) -> dict[str, Any]:
@@ -57,16 +43,9 @@ def _search(env: SimEnv, query: str) -> None:
 
 @pytest.mark.parametrize("locale", ["en", "zh"])
 def test_alipay_opens_from_its_launcher_icon_by_name_and_by_package(locale: str) -> None:
-    cls = load_all()["alipay"]
-    env = SimEnv(apps=["alipay"], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == "alipay/home"
-    for name in ("支付宝", "Alipay", "com.eg.android.AlipayGphone", "zhifubao"):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks["alipay"] = []
-        assert env.phone.open(name) is None and env.phone.activity() == "alipay/home"
-    assert cls.archetype == "payments" and cls.currency == "CNY"
+    assert_opens_everywhere("alipay", locale, "payments",
+                            also=("支付宝", "Alipay", "com.eg.android.AlipayGphone", "zhifubao"))
+    assert load_all()["alipay"].currency == "CNY"
 
 
 def test_search_results_are_a_pure_function_of_the_catalog_and_the_query() -> None:
@@ -200,13 +179,15 @@ def test_monkey_over_adbd_launches_the_app_by_its_real_package() -> None:
             device.close()
 
 # ----- every screen in Chinese ----------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
+SCREENS = {"home", "all_services", "search", "service", "stocks", "authorize", "mini_program", "my_mini_programs",
+           "transfer", "transfer_amount", "pay", "paid", "bills", "wealth", "friends", "me", "settings", "login"}
 
 
-def _visit_every_screen(locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=["alipay"], seed=1, randomize=False, ad_rate=0.0, locale=locale)
+def _paid(phone: Phone) -> Params:
+    """A friend, a collected mini program, a search and a transfer; returns the params of the screens that show one of
+    them (several for some)."""
     app, ctx = phone.apps["alipay"], Ctx(phone, "alipay")
-    name = "李明" if locale == "zh" else "Li Ming"
+    name = "李明" if phone.locale == "zh" else "Li Ming"
     fid = app.setup_friend(ctx, name)  # type: ignore[attr-defined]
     app.setup_mini_program(ctx, "赛百味", collected=True)  # type: ignore[attr-defined]
     state = phone.app_state("alipay")
@@ -214,34 +195,26 @@ def _visit_every_screen(locale: str, check: Callable[[str, Phone], None]) -> Non
     state["history"] = ["赛百味"]
     state["transfers"].append({"id": 1, "to": name, "contact": fid, "amount": 100.0, "note": "", "method": "yuebao",
                                "time": "09:00"})
-    phone.touch()
-    params: dict[str, list[dict[str, Any]]] = {
+    return {
         "all_services": [{"edit": True}], "search": [{"query": "赛百味"}, {"query": "股票"}],
         "authorize": [{"target": mini}, {"target": "svc_stocks", "then": "add_home"}],
         "mini_program": [{"id": mini}], "service": [{"service": k} for k in SERVICES],
         "transfer_amount": [{"contact": fid}], "pay": [{"contact": fid, "amount": 100.0, "note": "还钱", "method": "card"}],
         "paid": [{"payment": 1}]}
-    seen = []
-    for screen in app.screens():
-        for p in [{}, *params.get(screen, [])]:
-            before = phone.state_dict()["apps"]["alipay"]
-            phone.goto("alipay", screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"]["alipay"] == before, f"alipay/{screen} changed the state while drawing"
-        seen.append(screen)
+
+
+def _visit_every_screen(locale: str, check: Callable[[str, Phone], None]) -> None:
+    """Every screen (`visit_every_screen`), then the menu of payment methods."""
+    phone = visit_every_screen("alipay", locale, check, SCREENS, prepare=_paid)
+    fid = phone.app_state("alipay")["transfers"][0]["contact"]
     phone.goto("alipay", "pay", contact=fid, amount=100.0)
     T.tap_id(phone, "pay_method")
     check("pay (menu)", phone)
-    assert {"home", "all_services", "search", "service", "stocks", "authorize", "mini_program", "my_mini_programs",
-            "transfer", "transfer_amount", "pay", "paid", "bills", "wealth", "friends", "me", "settings",
-            "login"} <= set(seen)
 
 
 def test_every_screen_is_chinese_on_a_chinese_phone() -> None:
     def check(screen: str, phone: Phone) -> None:
-        bad = [label for e in phone.elements() for label in (e.text, e.content_desc)
-               if label and (missing_glyphs(label) or any(w not in ("WiFi", "WLAN") for w in LATIN.findall(label)))]
-        assert bad == [], f"alipay/{screen}"
+        assert untranslated(phone) == [], f"alipay/{screen}"
 
     _visit_every_screen("zh", check)
 

@@ -4,38 +4,24 @@ hooks, and every screen in Chinese."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from mobile_r1.core import Action
 from mobile_r1.env.sim import SimEnv
 from mobile_r1.sim import testing as T
-from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.services import price_text, results, sort_results
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (Params, assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start)
 
 APPS = ["meituan", "eleme", "grab"]
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
 def _env(key: str, locale: str = "zh", *calls: tuple[str, dict[str, Any]], seed: int = 0,
          randomize: bool = False) -> SimEnv:
-    env = SimEnv(apps=[key], seed=seed, randomize=randomize, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
+    """The app just started, its start-up ad (if any) closed."""
+    env = start(key, locale, *calls, seed=seed, randomize=randomize)
     if T.find_all(env, id="ad_close"):
         T.tap_id(env, "ad_close")
     return env
@@ -53,16 +39,7 @@ def _wrong(password: str) -> str:
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
-    cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package, *cls.aliases[:1]):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "services"
+    assert_opens_everywhere(key, locale, "services")
 
 
 def test_places_are_a_pure_function_of_the_catalog_and_the_query() -> None:
@@ -186,55 +163,26 @@ def test_setup_hooks_add_a_pass_spec_and_a_guaranteed_nearest_place() -> None:
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-DATA_WORDS = {"WiFi", "WLAN", "Grab", "GrabUnlimited", "GrabFood"}  # the status bar and brand names
+SCREENS = {"home", "search", "results", "place", "passes", "pass", "pay", "done", "me", "login"}
+DATA_WORDS = {"Grab", "GrabUnlimited", "GrabFood"}  # brand names
 
 
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
+def _bought(phone: Phone, key: str) -> Params:
+    """Two searches made and a pass bought; returns the params of the screens that show a search, a place, a pass."""
     state = phone.app_state(key)
     state["history"] = ["药店", "咖啡"]
     item = state["passes"][1]
     state["subscriptions"].append({"id": 1, "pass": item["id"], "product": item["name"], "spec": item["specs"][0]["label"],
                                    "amount": item["specs"][0]["price"], "currency": state["catalog"]["currency"]})
-    phone.touch()
     place = results(state, "药店")[0]
-    params = {"results": {"query": "药店", "sort": 1}, "place": {"id": place["id"], "query": "药店"},
-              "pass": {"id": 1, "spec": 1}, "pay": {"pass": 2, "spec": 0}, "done": {"subscription": 1}}
-    seen = []
-    for screen in phone.apps[key].screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "search", "results", "place", "passes", "pass", "pay", "done", "me", "login"} <= set(seen)
+    return {"results": {"query": "药店", "sort": 1}, "place": {"id": place["id"], "query": "药店"},
+            "pass": {"id": 1, "spec": 1}, "pay": {"pass": 2, "spec": 0}, "done": {"subscription": 1}}
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, DATA_WORDS, prepare=lambda phone: _bought(phone, key))
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("grab", locale, check)
+    assert_draws_in_both_languages("grab", SCREENS, prepare=lambda phone: _bought(phone, "grab"))

@@ -4,8 +4,7 @@ and every screen in Chinese."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -15,26 +14,16 @@ from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import Ctx, load_all
 from mobile_r1.sim.apps.shopping import pick, results, sort_results
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
+from tests.sim.apps.app_checks import (Params, assert_chinese_everywhere, assert_draws_in_both_languages,
+                                       assert_opens_everywhere, start, untranslated)
 
 APPS = ["taobao", "jd", "pinduoduo", "vipshop", "amazon_shopping"]
 
 
-class Setup:
-    """A task-like set-up: calls the app's set-up hooks on the fresh phone, as task templates do."""
-
-    def __init__(self, key: str, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.key, self.calls = key, calls
-
-    def setup(self, phone: Phone, rng: Any) -> None:
-        app = phone.apps[self.key]
-        for name, values in self.calls:
-            getattr(app, f"setup_{name}")(Ctx(phone, self.key), **values)
-
-
-def _env(key: str, locale: str = "en", seed: int = 0, randomize: bool = False, *calls: tuple[str, dict[str, Any]]) -> SimEnv:
-    env = SimEnv(apps=[key], seed=seed, randomize=randomize, render=False, locale=locale)
-    env.reset(task=Setup(key, *calls) if calls else None, app=key)
+def _env(key: str, locale: str = "en", seed: int = 0, randomize: bool = False,
+         *calls: tuple[str, dict[str, Any]]) -> SimEnv:
+    """The app just started, its start-up ad (if any) closed."""
+    env = start(key, locale, *calls, seed=seed, randomize=randomize)
     if T.find_all(env, id="ad_close"):
         T.tap_id(env, "ad_close")
     return env
@@ -55,16 +44,8 @@ def _sort(env: SimEnv, order: str) -> None:
 @pytest.mark.parametrize("locale", ["en", "zh"])
 @pytest.mark.parametrize("key", APPS)
 def test_each_app_opens_from_its_launcher_icon_by_name_and_by_package(key: str, locale: str) -> None:
-    cls = load_all()[key]
-    env = SimEnv(apps=[key], randomize=False, render=False, locale=locale)
-    env.reset()
-    T.tap(env, text=cls.label(locale))
-    assert env.phone.activity() == f"{key}/home"
-    for name in (cls.label(locale), cls.name, cls.package):
-        env.step(Action.system_button("Home"))
-        env.phone.state.stacks[key] = []  # a cold start each time
-        assert env.phone.open(name) is None and env.phone.activity() == f"{key}/home"
-    assert cls.archetype == "shopping" and cls.currency == ("USD" if key == "amazon_shopping" else "CNY")
+    assert_opens_everywhere(key, locale, "shopping")
+    assert load_all()[key].currency == ("USD" if key == "amazon_shopping" else "CNY")
 
 
 def test_listings_are_a_pure_function_of_the_catalog_and_the_query() -> None:
@@ -246,63 +227,32 @@ def test_log_out_from_me_puts_the_login_wall_up() -> None:
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
-DATA_WORDS = {"WiFi", "WLAN", "Prime", "PLUS", "iphone", "pro", "max", "mlb"}  # status bar, brand badges, queries
+SCREENS = {"home", "search", "results", "product", "share", "cart", "checkout", "pay", "order_done", "orders",
+           "favorites", "me", "login"}
+DATA_WORDS = {"Prime", "PLUS", "iphone", "pro", "max", "mlb"}  # brand badges, queries
 
 
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA_WORDS for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
-
-
-def _visit_every_screen(key: str, locale: str, check: Callable[[str, Phone], None]) -> None:
-    phone = Phone(apps=[key], seed=1, randomize=False, ad_rate=0.0, locale=locale)
-    app = phone.apps[key]
-    ctx = Ctx(phone, key)
-    app.setup_cart(ctx, "mlb的棒球帽", count=2)  # type: ignore[attr-defined]
+def _ordered(phone: Phone, key: str) -> Params:
+    """A cart, a favourite, searches and a paid order; returns the params of the screens that show one of them."""
+    phone.apps[key].setup_cart(Ctx(phone, key), "mlb的棒球帽", count=2)  # type: ignore[attr-defined]
     state = phone.app_state(key)
     first = results(state, "iphone 16 pro max")[0]
     state["favorites"].append(state["items"][0]["id"])
     state["history"] = ["iphone 16 pro max", "围巾"]
     state["orders"].append({"id": 1, "status": "Paid", "total": 12.5, "address": state["address"],
                             "items": [{"product": first["id"], "title": first["title"], "qty": 1, "price": 12.5}]})
-    phone.touch()
-    params = {"results": {"query": "iphone 16 pro max", "sort": 2}, "product": {"id": first["id"], "query": first["query"]},
-              "share": {"id": first["id"], "query": first["query"]}, "order_done": {"order": 1},
-              "pay": {"lines": [{"product": first["id"], "qty": 1}], "total": first["price"]}}
-    seen = []
-    for screen in app.screens():
-        for p in ({}, params.get(screen)):
-            if p is None:
-                continue
-            before = phone.state_dict()["apps"][key]
-            phone.goto(key, screen, **p)
-            check(screen, phone)
-            assert phone.state_dict()["apps"][key] == before, f"{key}/{screen} changed the state while drawing"
-        seen.append(screen)
-    assert {"home", "search", "results", "product", "share", "cart", "checkout", "pay", "order_done", "orders",
-            "favorites", "me", "login"} <= set(seen)
+    return {"results": {"query": "iphone 16 pro max", "sort": 2}, "product": {"id": first["id"], "query": first["query"]},
+            "share": {"id": first["id"], "query": first["query"]}, "order_done": {"order": 1},
+            "pay": {"lines": [{"product": first["id"], "qty": 1}], "total": first["price"]}}
 
 
 @pytest.mark.parametrize("key", APPS)
 def test_every_screen_is_chinese_on_a_chinese_phone(key: str) -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], f"{key}/{screen}"
-        assert phone.activity() == f"{key}/{screen}"
-
-    _visit_every_screen(key, "zh", check)
+    assert_chinese_everywhere(key, SCREENS, DATA_WORDS, prepare=lambda phone: _ordered(phone, key))
 
 
 def test_every_screen_draws_in_both_languages() -> None:
-    def check(screen: str, phone: Phone) -> None:
-        assert phone.screenshot(0.2).size == (216, 480)
-
-    for locale in ("en", "zh"):
-        _visit_every_screen("taobao", locale, check)
+    assert_draws_in_both_languages("taobao", SCREENS, prepare=lambda phone: _ordered(phone, "taobao"))
 
 
 def test_the_share_sheet_and_its_dialog_speak_chinese() -> None:
@@ -311,7 +261,7 @@ def test_the_share_sheet_and_its_dialog_speak_chinese() -> None:
     T.tap(env, id="result")
     T.tap_id(env, "share")
     T.tap_text(env, "王小二")
-    assert T.find(env, text="发送给王小二？") and _untranslated(env.phone) == []
+    assert T.find(env, text="发送给王小二？") and untranslated(env.phone, DATA_WORDS) == []
     T.tap_text(env, "发送")
     assert env.phone.state.effects[-1].detail["to"] == "王小二" and env.phone.activity() == "taobao/product"
     assert env.phone.state.toast is not None and env.phone.state.toast[0] == "已分享给王小二"

@@ -5,7 +5,6 @@ a classic app's name are told apart by their keys."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 import pytest
@@ -16,8 +15,8 @@ from mobile_r1.env.sim.episode import phone_apps
 from mobile_r1.sim import testing as T
 from mobile_r1.sim.apps import Ctx, load_all, resolve
 from mobile_r1.sim.system import Phone
-from mobile_r1.sim.ui.render import missing_glyphs
 from mobile_r1.tasks.spec import TaskSpec
+from tests.sim.apps.app_checks import untranslated
 
 MINE = ["phone", "android_contacts", "android_settings", "android_gallery", "clock", "file_manager", "music_player",
         "video_player", "mirror", "smart_remote", "game_center", "honor_of_kings", "genshin_impact", "anipop"]
@@ -77,7 +76,6 @@ def test_system_apps_sharing_a_classic_apps_name_are_told_apart_by_key() -> None
 
 
 # ----- every screen in Chinese ---------------------------------------------------------------------------------------
-LATIN = re.compile(r"[A-Za-z]{2,}")
 # data and the status bar: file names and types, units, brands, e-mail addresses, package names
 DATA = {"WiFi", "WLAN", "MB", "GB", "KB", "PDF", "pdf", "Word", "Excel", "XLSX", "xlsx", "docx", "DOCX", "apk", "APK",
         "IMG", "jpg", "png", "Screenshot", "SIM", "TCL", "MOBA", "com", "mail", "example", "android", "huawei",
@@ -85,15 +83,6 @@ DATA = {"WiFi", "WLAN", "MB", "GB", "KB", "PDF", "pdf", "Word", "Excel", "XLSX",
         "tmgp", "sgame", "miHoYo", "Yuanshen", "happyelements", "AndroidAnimal", "dialer", "contacts", "settings",
         "gallery", "deskclock", "hidisk", "music", "himovie", "mirror", "remotecontroller", "gamebox", "Mate", "Mirror",
         "setup", "sam", "alex", "lin", "jo"}
-
-
-def _untranslated(phone: Phone) -> list[str]:
-    bad = []
-    for e in phone.elements():
-        for label in (e.text, e.content_desc):
-            if label and (missing_glyphs(label) or any(w not in DATA for w in LATIN.findall(label))):
-                bad.append(label)
-    return bad
 
 
 def _states(phone: Phone) -> dict[str, list[dict[str, Any]]]:
@@ -151,7 +140,7 @@ def _visit_every_screen(locale: str, check: Callable[[str, Phone], None]) -> Non
 
 def test_every_screen_is_chinese_on_a_chinese_phone() -> None:
     def check(where: str, phone: Phone) -> None:
-        assert _untranslated(phone) == [], where
+        assert untranslated(phone, DATA) == [], where
 
     _visit_every_screen("zh", check)
 
