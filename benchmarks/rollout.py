@@ -14,6 +14,10 @@ loop makes one `generate` call per turn over every live episode (what stage 3 do
 episode alone, one `generate` call per step. A step's time covers prompt building, tokenising, generation,
 parsing and the phone step; each loop's latency ledger (`train.rollout.Ledger`, what stage 3 logs) says where its
 time went. A short warm-up runs first and is not counted.
+
+Then both loops' prompts are prefilled again alone (each turn's prompts in one batch, or each prompt by itself, one new
+token): on a CPU a prefill is compute-bound, so a batch prefills about as fast per token as one prompt does, and the
+speed-up can be no more than the one-at-a-time time over the batched loop's prefill (printed as the bound).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import time
 import torch
 
 from mobile_r1.models import load_policy
+from mobile_r1.models.generation import Sampling, left_padded, sample
 from mobile_r1.env import Backend, EpisodeRef, make_backend
 from mobile_r1.train.config import TrainConfig, load_config
 from mobile_r1.train.data import model_view
@@ -32,7 +37,7 @@ from mobile_r1.train.task_stage import rollout_settings
 
 
 def play(policy: object, view: object, backend: Backend, episodes: list[EpisodeRef], settings: RolloutSettings,
-         batched: bool) -> tuple[int, int, float, Ledger]:
+         batched: bool) -> tuple[int, int, float, Ledger, list[Trajectory]]:
     """(agent steps, generated tokens, seconds, where the time went) for playing every episode once."""
     trajectories = start_groups(backend, episodes, 1, settings)
     ledger = Ledger()
@@ -44,7 +49,19 @@ def play(policy: object, view: object, backend: Backend, episodes: list[EpisodeR
             rollout(policy, view, [t], settings, ledger=ledger)
     seconds = time.perf_counter() - start
     close_all(trajectories)
-    return _count(trajectories) + (seconds, ledger)
+    return _count(trajectories) + (seconds, ledger, trajectories)
+
+
+def prefill_seconds(policy: object, trajectories: list[Trajectory], batched: bool) -> float:
+    """Seconds to prefill every prompt the loop generated from (and sample one token): each turn's prompts together
+    (the batched loop's calls), or each prompt alone."""
+    turns = max(t.length for t in trajectories)
+    calls = ([[t.turns[k].prompt for t in trajectories if k < t.length] for k in range(turns)] if batched
+             else [[turn.prompt] for t in trajectories for turn in t.turns])
+    start = time.perf_counter()
+    for prompts in calls:
+        sample(policy, left_padded(prompts, policy), Sampling(temperature=1.0, max_new_tokens=1))
+    return time.perf_counter() - start
 
 
 def spent(ledger: Ledger) -> str:
@@ -93,8 +110,9 @@ def main() -> None:
     episodes = backend.episodes(args.suite, "train", args.episodes, 0)
     play(policy, view, backend, episodes[:2], RolloutSettings(max_turns=1, max_new_tokens=4), batched=True)  # warm-up
 
-    b_steps, b_tokens, b_sec, b_ledger = play(policy, view, backend, episodes, settings, batched=True)
-    s_steps, s_tokens, s_sec, s_ledger = play(policy, view, backend, episodes, settings, batched=False)
+    b_steps, b_tokens, b_sec, b_ledger, b_played = play(policy, view, backend, episodes, settings, batched=True)
+    s_steps, s_tokens, s_sec, s_ledger, s_played = play(policy, view, backend, episodes, settings, batched=False)
+    b_prefill, s_prefill = prefill_seconds(policy, b_played, True), prefill_seconds(policy, s_played, False)
     print(f"model {model} on {device} ({torch.get_num_threads()} threads), {args.episodes} episodes, "
           f"budget {turns} steps, {tokens} new tokens per step, {args.suite}, dialect {config.data.dialect} "
           f"(history {config.data.history_window}), text" + (f"; stage 3 of {args.config}" if args.config else ""))
@@ -104,6 +122,8 @@ def main() -> None:
           f"{s_steps / s_sec:7.2f} steps/s")
     print(f"  batched:    {spent(b_ledger)}")
     print(f"  one by one: {spent(s_ledger)}")
+    print(f"  prefill alone: batched loop's prompts {b_prefill:6.2f} s, one-at-a-time loop's {s_prefill:6.2f} s "
+          f"(bound on the speed-up: {s_sec / b_prefill * b_steps / s_steps:.1f}x)")
     print(f"speed-up (steps/s batched / one at a time): {(b_steps / b_sec) / (s_steps / s_sec):.2f}x")
 
 

@@ -1,5 +1,6 @@
 """The one sampling function: a batch of text prompts prefilled once per distinct prompt, without a padding mask,
-gives the tokens each prompt gives alone and those of the plain left-padded `generate`."""
+gives the tokens each prompt gives alone and those of the plain left-padded `generate`; sampled tokens follow the
+model's distribution after temperature and top-p."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 import torch
 
 from mobile_r1.models import load_policy
-from mobile_r1.models.generation import PromptInput, Sampling, eos_ids, left_padded, prefilled, sample
+from transformers import LogitsProcessor, LogitsProcessorList
+
+from mobile_r1.models.generation import PromptInput, Sampling, draw, eos_ids, left_padded, prefilled, sample
 from mobile_r1.models.policy import unwrap
 
 
@@ -25,12 +28,13 @@ def prompts(policy: Any) -> list[PromptInput]:
 
 
 def plain_generate(policy: Any, batch: dict[str, torch.Tensor], new: int, seed: int | None = None) -> list[list[int]]:
-    """transformers' own generate on the left-padded batch, no prefill: what `sample` must agree with."""
+    """transformers' own generate on the left-padded batch, no prefill: what `sample` must agree with (sampled: each
+    token drawn by `draw` from the softmax of the scores, the one step `sample` adds to greedy search)."""
     model = unwrap(policy.model)
     options: dict[str, Any] = {"do_sample": False}
     if seed is not None:
         torch.manual_seed(seed)
-        options = {"do_sample": True, "temperature": 1.0, "top_p": 1.0, "top_k": 0}
+        options["logits_processor"] = LogitsProcessorList([_DrawAtOne()])
     out = model.generate(**batch, max_new_tokens=new, eos_token_id=eos_ids(policy),
                          pad_token_id=policy.tokenizer.pad_token_id, **options)
     return out[:, batch["input_ids"].shape[1]:].tolist()
@@ -49,6 +53,63 @@ def test_a_prefilled_batch_decodes_as_each_prompt_alone_and_as_plain_generate(po
     assert [ids for ids in together] == [_cut(ids, eos) for ids in plain]
     sampled = sample(policy, batch, Sampling(temperature=1.0, max_new_tokens=8), seed=3)
     assert sampled == [_cut(ids, eos) for ids in plain_generate(policy, batch, 8, seed=3)]
+
+
+class _DrawAtOne(LogitsProcessor):
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        chosen = draw(torch.softmax(scores.float(), dim=-1))
+        return torch.full_like(scores, float("-inf")).scatter_(1, chosen.unsqueeze(1), 0.0)
+
+
+def test_draw_follows_each_rows_distribution_and_never_draws_a_zero() -> None:
+    torch.manual_seed(0)
+    rows = 20_000
+    probs = torch.tensor([[0.0, 0.5, 0.3, 0.0, 0.2]]).repeat(rows, 1)
+    counts = torch.bincount(draw(probs), minlength=5).tolist()
+    assert counts[0] == counts[3] == 0
+    for index, p in ((1, 0.5), (2, 0.3), (4, 0.2)):
+        assert abs(counts[index] - rows * p) < 4 * (rows * p * (1 - p)) ** 0.5, counts
+    # a vocabulary of Qwen's size: half the mass on its last entry, the rest spread thinly
+    wide = torch.full((4000, 151_000), 0.5 / 150_999, dtype=torch.float32)
+    wide[:, -1] = 0.5
+    last = (draw(wide) == 150_999).float().mean().item()
+    assert abs(last - 0.5) < 4 * (0.25 / 4000) ** 0.5
+    # a row's own generator: the same seed, the same draws
+    same = [draw(probs[:50], torch.Generator().manual_seed(7)).tolist() for _ in range(2)]
+    assert same[0] == same[1]
+
+
+# the random tiny-lm's next-token logits span about 1.6, so only a low temperature gives a distribution whose shape a
+# few thousand draws can check: at 0.1 the likeliest token holds about a third of the mass
+@pytest.mark.parametrize("temperature,top_p", [(0.1, 1.0), (0.1, 0.5), (0.1, 0.8), (0.07, 1.0)])
+def test_sampled_tokens_follow_the_models_distribution_after_temperature_and_top_p(policy: Any, temperature: float,
+                                                                                top_p: float) -> None:
+    prompt = prompts(policy)[1]
+    with torch.no_grad():
+        logits = unwrap(policy.model)(input_ids=torch.tensor([prompt.ids])).logits[0, -1].float()
+
+    def expected(t: float) -> torch.Tensor:
+        probs = torch.softmax(logits / t, dim=-1)
+        if top_p < 1.0:  # the smallest set of the likeliest tokens holding top_p of the mass, renormalised
+            ordered, order = probs.sort(descending=True)
+            keep = ordered.cumsum(0) - ordered < top_p
+            probs = torch.zeros_like(probs).scatter(0, order[keep], ordered[keep])
+            probs /= probs.sum()
+        return probs
+
+    rows = 3000
+    batch = left_padded([prompt], policy, repeat=rows)
+    firsts = torch.tensor([ids[0] for ids in sample(policy, batch, Sampling(temperature, top_p, 1), seed=1)])
+    want, wider = expected(temperature), expected(temperature * 1.5)
+    assert want[firsts].min().item() > 0  # nothing outside the nucleus
+    top = want.topk(10).indices
+    for tokens in (top[:1], top):  # the likeliest token, and the ten likeliest together
+        p = want[tokens].sum().item()
+        seen = torch.isin(firsts, tokens).float().mean().item()
+        sigma = (p * (1 - p) / rows) ** 0.5
+        assert abs(seen - p) <= 4 * sigma, (tokens.tolist(), seen, p)
+    p_wider = wider[top[:1]].sum().item()
+    assert abs(want[top[:1]].sum().item() - p_wider) > 12 * (p_wider * (1 - p_wider) / rows) ** 0.5  # can fail
 
 
 def _cut(ids: list[int], ends: set[int]) -> list[int]:

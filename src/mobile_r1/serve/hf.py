@@ -65,7 +65,7 @@ from transformers import (GenerationConfig, LogitsProcessor, LogitsProcessorList
 
 from mobile_r1.agents.chat import ChatMessage, TextPart, to_hf
 from mobile_r1.core.errors import ConfigError
-from mobile_r1.models.generation import eos_ids
+from mobile_r1.models.generation import draw, eos_ids
 from mobile_r1.models.policy import Policy, end_of_turn
 from mobile_r1.serve.engine import (
     AdapterInfo,
@@ -748,7 +748,7 @@ def _sample(scores: torch.Tensor, params: SamplingParams, generator: torch.Gener
         remove[..., -1:] = False
         scores = scores.masked_fill(remove.scatter(1, order, remove), float("-inf"))
     probs = torch.nn.functional.softmax(scores, dim=-1)
-    return int(torch.multinomial(probs, num_samples=1, generator=generator)[0, 0])
+    return int(draw(probs, generator)[0])
 
 
 def _logprob(engine: HFEngine, row: torch.Tensor, token: int, top: int) -> TokenLogprob:
