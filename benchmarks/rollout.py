@@ -38,7 +38,8 @@ from mobile_r1.train.task_stage import rollout_settings
 
 def play(policy: object, view: object, backend: Backend, episodes: list[EpisodeRef], settings: RolloutSettings,
          batched: bool) -> tuple[int, int, float, Ledger, list[Trajectory]]:
-    """(agent steps, generated tokens, seconds, where the time went) for playing every episode once."""
+    """(agent steps, generated tokens, seconds, where the time went, the trajectories played) for playing every
+    episode once."""
     trajectories = start_groups(backend, episodes, 1, settings)
     ledger = Ledger()
     start = time.perf_counter()
