@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 import torch
-
-from mobile_r1.models import load_policy
 from transformers import LogitsProcessor, LogitsProcessorList
 
+from mobile_r1.models import load_policy
 from mobile_r1.models.generation import PromptInput, Sampling, draw, eos_ids, left_padded, prefilled, sample
 from mobile_r1.models.policy import unwrap
 
@@ -70,10 +69,10 @@ def test_draw_follows_each_rows_distribution_and_never_draws_a_zero() -> None:
     for index, p in ((1, 0.5), (2, 0.3), (4, 0.2)):
         assert abs(counts[index] - rows * p) < 4 * (rows * p * (1 - p)) ** 0.5, counts
     # a vocabulary of Qwen's size: half the mass on its last entry, the rest spread thinly
-    wide = torch.full((4000, 151_000), 0.5 / 150_999, dtype=torch.float32)
+    wide = torch.full((200, 151_000), 0.5 / 150_999, dtype=torch.float32)
     wide[:, -1] = 0.5
     last = (draw(wide) == 150_999).float().mean().item()
-    assert abs(last - 0.5) < 4 * (0.25 / 4000) ** 0.5
+    assert abs(last - 0.5) < 4 * (0.25 / 200) ** 0.5
     # a row's own generator: the same seed, the same draws
     same = [draw(probs[:50], torch.Generator().manual_seed(7)).tolist() for _ in range(2)]
     assert same[0] == same[1]
@@ -109,7 +108,8 @@ def test_sampled_tokens_follow_the_models_distribution_after_temperature_and_top
         sigma = (p * (1 - p) / rows) ** 0.5
         assert abs(seen - p) <= 4 * sigma, (tokens.tolist(), seen, p)
     p_wider = wider[top[:1]].sum().item()
-    assert abs(want[top[:1]].sum().item() - p_wider) > 12 * (p_wider * (1 - p_wider) / rows) ** 0.5  # can fail
+    # another temperature moves the likeliest token's share by far more than the 4 sigma allowed above
+    assert abs(want[top[:1]].sum().item() - p_wider) > 12 * (p_wider * (1 - p_wider) / rows) ** 0.5
 
 
 def _cut(ids: list[int], ends: set[int]) -> list[int]:
