@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList
+from transformers import LogitsProcessorList
 
 from mobile_r1.models import load_policy
-from mobile_r1.models.generation import PromptInput, Sampling, draw, eos_ids, left_padded, prefilled, sample
+from mobile_r1.models.generation import (DrawProcessor, PromptInput, Sampling, draw, eos_ids, left_padded, prefilled,
+                                         sample)
 from mobile_r1.models.policy import unwrap
 
 
@@ -27,13 +28,13 @@ def prompts(policy: Any) -> list[PromptInput]:
 
 
 def plain_generate(policy: Any, batch: dict[str, torch.Tensor], new: int, seed: int | None = None) -> list[list[int]]:
-    """transformers' own generate on the left-padded batch, no prefill: what `sample` must agree with (sampled: each
-    token drawn by `draw` from the softmax of the scores, the one step `sample` adds to greedy search)."""
+    """transformers' own generate on the left-padded batch, no prefill: what `sample` must agree with (sampled: the
+    draw `sample` adds to greedy search, at temperature 1)."""
     model = unwrap(policy.model)
     options: dict[str, Any] = {"do_sample": False}
     if seed is not None:
         torch.manual_seed(seed)
-        options["logits_processor"] = LogitsProcessorList([_DrawAtOne()])
+        options["logits_processor"] = LogitsProcessorList([DrawProcessor(Sampling(temperature=1.0))])
     out = model.generate(**batch, max_new_tokens=new, eos_token_id=eos_ids(policy),
                          pad_token_id=policy.tokenizer.pad_token_id, **options)
     return out[:, batch["input_ids"].shape[1]:].tolist()
@@ -52,12 +53,6 @@ def test_a_prefilled_batch_decodes_as_each_prompt_alone_and_as_plain_generate(po
     assert [ids for ids in together] == [_cut(ids, eos) for ids in plain]
     sampled = sample(policy, batch, Sampling(temperature=1.0, max_new_tokens=8), seed=3)
     assert sampled == [_cut(ids, eos) for ids in plain_generate(policy, batch, 8, seed=3)]
-
-
-class _DrawAtOne(LogitsProcessor):
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        chosen = draw(torch.softmax(scores.float(), dim=-1))
-        return torch.full_like(scores, float("-inf")).scatter_(1, chosen.unsqueeze(1), 0.0)
 
 
 def test_draw_follows_each_rows_distribution_and_never_draws_a_zero() -> None:

@@ -155,7 +155,7 @@ def draw(probs: torch.Tensor, generator: torch.Generator | None = None) -> torch
     return ids.clamp_(max=probs.shape[-1] - 1).squeeze(1)
 
 
-class _Draw(LogitsProcessor):
+class DrawProcessor(LogitsProcessor):
     """Applies temperature and top-p (transformers' own warpers, in its order), draws each row's token (`draw`) and
     returns scores on which greedy search picks it."""
 
@@ -182,7 +182,7 @@ def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int 
     eos = eos_ids(policy)
     options: dict[str, Any] = {"do_sample": False}
     if sampling.temperature > 0:
-        options["logits_processor"] = LogitsProcessorList([_Draw(sampling)])
+        options["logits_processor"] = LogitsProcessorList([DrawProcessor(sampling)])
         if seed is not None:
             torch.manual_seed(seed)
     width = batch["input_ids"].shape[1]
@@ -206,4 +206,5 @@ def sample(policy: Policy, batch: dict[str, Any], sampling: Sampling, seed: int 
     return completions
 
 
-__all__ = ["PromptInput", "Sampling", "cache_argument", "draw", "eos_ids", "left_padded", "prefilled", "sample"]
+__all__ = ["DrawProcessor", "PromptInput", "Sampling", "cache_argument", "draw", "eos_ids", "left_padded", "prefilled",
+           "sample"]
