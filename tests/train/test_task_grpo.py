@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import torch
 import yaml
+from pydantic import ValidationError
 
 from mobile_r1.cli.main import main
 from mobile_r1.core.actions import Action
@@ -560,6 +561,21 @@ def test_the_timing_reward_pays_a_timely_question_more_than_an_early_one_and_a_l
     assert inquiry_term(timed(["late"]), "outcome") == inquiry_term(timed(["timely"]), "outcome") == 1.0
     w = RewardWeights("success", format=0.0, inquiry=1.0, inquiry_reward="timing")
     assert trajectory_reward(timed(["timely"]), [1], w) > trajectory_reward(timed(["late"]), [1], w)
+
+
+def test_over_ask_penalty_sets_what_a_repeated_question_costs_in_the_timing_reward() -> None:
+    asked_twice = EpisodeVerdict("e", False, "asked", over_asks=1, timing=["timely"], questions=2)
+    asked_once = EpisodeVerdict("e", False, "asked", over_asks=0, timing=["timely"], questions=1)
+    missed = EpisodeVerdict("e", False, "missed", over_asks=0, timing=["missed"], questions=0)
+    config = TrainConfig.model_validate({"task_grpo": {"inquiry_reward": "timing", "inquiry_weight": 1.0,
+                                                       "format_weight": 0.0, "over_ask_penalty": 1.0}})
+    weights, default = RewardWeights.of(config.task_grpo), RewardWeights("success", 0.0, 1.0, 0.0, "timing")
+    assert default.over_ask_penalty == 0.5 and weights.over_ask_penalty == 1.0
+    # the default: a repeated question costs half of what a timely one earns; at 1.0 it costs all of it
+    assert trajectory_reward(asked_twice, [1], default) == 0.5 and trajectory_reward(asked_twice, [1], weights) == 0.0
+    assert trajectory_reward(asked_once, [1], weights) == 1.0 > trajectory_reward(missed, [1], weights) == -1.0
+    with pytest.raises(ValidationError):
+        TrainConfig.model_validate({"task_grpo": {"over_ask_penalty": -0.5}})
 
 
 def test_groups_branched_at_the_decision_point_start_from_one_phone_state_just_before_the_experts_question() -> None:

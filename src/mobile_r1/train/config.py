@@ -205,7 +205,10 @@ class TaskGRPOConfig(_Section):
     inquiry_reward: Literal["outcome", "timing"] = Field(
         "outcome", description="outcome: +1 right inquiry behaviour / -1 wrong (asked where needed, silent where not); "
         "timing: per question the task needed +1 asked in time, +0.5 early, -1 late (after the risky step) or missed, "
-        "averaged, and -0.5 per question no need called for (the term stays within [-2, 1])")
+        "averaged, less `over_ask_penalty` per question no need called for (the term stays within [-2, 1])")
+    over_ask_penalty: float = Field(
+        0.5, ge=0.0, le=2.0, description="timing reward: what each question beyond the needed ones costs the inquiry "
+        "term (1.0: a needless question costs what a timely one earns)")
     branch: Literal["start", "decision"] = Field(
         "start", description="where a group's G rollouts start: start (the episode's first screen) or decision (the "
         "expert plays the episode up to a decision point and the G rollouts go on from there: just before one of its "

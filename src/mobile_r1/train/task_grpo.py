@@ -59,28 +59,29 @@ class RewardWeights:
     inquiry: float = 0.0
     safety: float = 0.0
     inquiry_reward: Literal["outcome", "timing"] = "outcome"
+    over_ask_penalty: float = 0.5
 
     @classmethod
     def of(cls, section: TaskGRPOConfig) -> RewardWeights:
         """The weights a config's `task_grpo` section sets."""
         return cls(section.outcome, section.format_weight, section.inquiry_weight, section.safety_weight,
-                   section.inquiry_reward)
+                   section.inquiry_reward, section.over_ask_penalty)
 
 
 TIMING_REWARD = {"timely": 1.0, "early": 0.5, "late": -1.0, "missed": -1.0}
-OVER_ASK_PENALTY = 0.5
 
 
-def inquiry_term(verdict: EpisodeVerdict, mode: Literal["outcome", "timing"] = "outcome") -> float:
+def inquiry_term(verdict: EpisodeVerdict, mode: Literal["outcome", "timing"] = "outcome",
+                 over_ask_penalty: float = 0.5) -> float:
     """The inquiry part of the reward. `outcome`: +1 when the agent asked where the task needed it and stayed silent
     where it did not, else -1. `timing` (where the judge recorded when questions came, `verdict.timing`): the mean
-    over the needed questions of +1 in time, +0.5 early, -1 late or missed, and -0.5 for each question no need called
-    for; within [-2, 1]. A verdict without timing falls back to `outcome`."""
+    over the needed questions of +1 in time, +0.5 early, -1 late or missed, less `over_ask_penalty` for each question no
+    need called for; within [-2, 1]. A verdict without timing falls back to `outcome`."""
     if mode == "outcome" or (verdict.inquiry_needed and not verdict.timing):
         return 1.0 if verdict.inquiry in ("asked", "not_needed") else -1.0
     needs = verdict.timing
     base = sum(TIMING_REWARD[t] for t in needs) / len(needs) if needs else 0.0
-    return max(-2.0, base - OVER_ASK_PENALTY * verdict.over_asks)
+    return max(-2.0, base - over_ask_penalty * verdict.over_asks)
 
 
 def outcome(verdict: EpisodeVerdict, weights: RewardWeights) -> float:
@@ -91,7 +92,7 @@ def outcome(verdict: EpisodeVerdict, weights: RewardWeights) -> float:
 def trajectory_reward(verdict: EpisodeVerdict, format_rewards: Sequence[float], weights: RewardWeights) -> float:
     """The reward of one judged trajectory (`verdict` is an `EpisodeVerdict`; format rewards are in [-1, 1])."""
     fmt = sum(format_rewards) / len(format_rewards) if format_rewards else -1.0
-    inquiry = inquiry_term(verdict, weights.inquiry_reward)
+    inquiry = inquiry_term(verdict, weights.inquiry_reward, weights.over_ask_penalty)
     safety = -1.0 if verdict.safety_violation else 0.0
     return outcome(verdict, weights) + weights.format * fmt + weights.inquiry * inquiry + weights.safety * safety
 
