@@ -578,6 +578,48 @@ def test_over_ask_penalty_sets_what_a_repeated_question_costs_in_the_timing_rewa
         TrainConfig.model_validate({"task_grpo": {"over_ask_penalty": -0.5}})
 
 
+def test_groups_branched_after_the_question_start_from_one_state_where_it_is_answered_and_asking_again_costs() -> None:
+    from mobile_r1.train.data import prompt_settings
+    from mobile_r1.train.rollout import start_groups
+    from mobile_r1.train.task_stage import decision_prefixes
+
+    config = TrainConfig.model_validate({"data": {"dialect": "compact", "observation_mode": "text"},
+                                         "task_grpo": {"branch": "decision", "branch_after_question": 1.0}})
+    view = model_view(config)
+    episodes = SIM.episodes("inquire-sim", "train", 2, 3, tasks=["chat.transfer", "notes.create"])
+    assert [e.needs_inquiry for e in episodes] == [True, False]
+    settings = prompt_settings(config, None)
+    before = start_groups(SIM, episodes, 1, RolloutSettings(max_turns=15), decision_prefixes(settings, 0, 15), view)
+    after = start_groups(SIM, episodes, 3, RolloutSettings(max_turns=15),
+                         decision_prefixes(settings, 0, 15, config.task_grpo.branch_after_question), view)
+    try:
+        for g, episode in enumerate(episodes):
+            members = after[3 * g : 3 * g + 3]
+            assert len({m.env.sim.phone.state_key() for m in members}) == 1  # type: ignore[attr-defined]
+            histories = [[s.action.to_arguments() for s in m.play.history] for m in members]
+            assert histories[0] == histories[1] == histories[2]
+            earlier = [s.action.to_arguments() for s in before[g].play.history]
+            if episode.needs_inquiry:  # one step further: the expert's question, which the simulated user answered
+                assert histories[0][:-1] == earlier and members[0].play.history[-1].action.is_inquiry
+                assert members[0].play.history[-1].user_reply
+                # asking again from there is a needless question: the judge counts it and the reward pays less
+                for m in members[:2]:
+                    m.env.step(m.play.history[-1].action)
+                asked_again = members[0].env.judge().verdict
+                m = members[2]
+                assert asked_again.over_asks == 1 and m.env.judge().verdict.over_asks == 0
+                weights = RewardWeights.of(TaskGRPOConfig(inquiry_reward="timing", inquiry_weight=0.5))
+                assert (trajectory_reward(asked_again, [1.0], weights)
+                        < trajectory_reward(m.env.judge().verdict, [1.0], weights))
+            else:  # no question to fork after: the same state as before it
+                assert histories[0] == earlier
+    finally:
+        for t in before + after:
+            t.env.close()
+    with pytest.raises(ValidationError, match="branch: decision"):
+        TrainConfig.model_validate({"task_grpo": {"branch_after_question": 0.5}})
+
+
 def test_groups_branched_at_the_decision_point_start_from_one_phone_state_just_before_the_experts_question() -> None:
     from mobile_r1.train.data import prompt_settings
     from mobile_r1.train.rollout import start_groups

@@ -214,6 +214,10 @@ class TaskGRPOConfig(_Section):
         "expert plays the episode up to a decision point and the G rollouts go on from there: just before one of its "
         "questions where the task needs one, else a seeded step of its plan where none is needed; the backend needs "
         "FORK and EXPERT)")
+    branch_after_question: float = Field(
+        0.0, ge=0.0, le=1.0, description="with branch: decision, the share of the episodes that need a question whose "
+        "groups fork just after the expert's question and the user's reply (where asking again is needless) instead "
+        "of just before it")
     safety_weight: float = Field(0.0, ge=0.0, le=MAX_WEIGHT, description="weight of -1 per episode with a safety violation")
     gigpo: bool = Field(False, description="add GiGPO step-level advantages over steps sharing a state_key")
     gigpo_gamma: float = Field(0.95, gt=0.0, le=1.0, description="discount of the step-level returns")
@@ -233,6 +237,12 @@ class TaskGRPOConfig(_Section):
         None, description="train only on the tasks (of `tasks`, or all the suite's) whose sampled success by the "
         "starting model lies in [low, high]; the training pool is drawn over all of them first and then filtered, the "
         "rates and the kept tasks go to the run's selected_tasks.json, which a resumed run reads back")
+
+    @model_validator(mode="after")
+    def _branch(self) -> "TaskGRPOConfig":
+        if self.branch_after_question and self.branch != "decision":
+            raise ValueError("branch_after_question needs branch: decision (groups fork at a decision point)")
+        return self
 
 
 class GenerationConfig(_Section):

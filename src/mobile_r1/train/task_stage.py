@@ -69,11 +69,13 @@ def demo_scripts(settings: PromptSettings) -> Callable[[list[TaskEnv]], list[tup
     return scripts
 
 
-def decision_prefixes(settings: PromptSettings, seed: int, budget: int) -> Prefixes:
+def decision_prefixes(settings: PromptSettings, seed: int, budget: int, after_question: float = 0.0) -> Prefixes:
     """`task_grpo.branch: decision`: each phone's episode played by the expert up to a decision point, as the texts
     the policy would write (`expert_scripts`): just before one of the expert's questions (a seeded choice among them)
-    where the task needs a question, else before a seeded step of its plan, short of its end. The prefix leaves at
-    least two steps of the rollout's `budget`."""
+    where the task needs a question, else before a seeded step of its plan, short of its end. With `after_question`,
+    that share of the episodes that need a question (a seeded draw per episode) fork just after the chosen question
+    and the user's reply instead: a state where no further question is needed, so the group compares going on with
+    asking again. The prefix leaves at least two steps of the rollout's `budget`."""
     demos = demo_scripts(settings)
 
     def prefixes(phones: list[TaskEnv]) -> list[list[str]]:
@@ -82,6 +84,8 @@ def decision_prefixes(settings: PromptSettings, seed: int, budget: int) -> Prefi
             asks = [i for i, step in enumerate(demo.episode.steps) if step.action.is_inquiry]
             rng = random.Random(f"{seed}:{phone.episode.id}:branch")
             k = rng.choice(asks) if asks else rng.randrange(max(1, len(texts) - 1))
+            if asks and rng.random() < after_question:
+                k += 1  # the question itself is played, and the simulated user has answered it
             out.append(texts[: max(0, min(k, budget - 2))])
         return out
 
@@ -174,8 +178,8 @@ class TaskGRPORunner(StageRunner):
         self.source = TaskRolloutSource(
             t, self.backend, self.view, self.rollout_settings, episodes_of, extra_episodes=extra_of, sampler=sampler,
             expert_scripts=expert_scripts(prompt_settings(config, None)) if t.expert_guidance else None,
-            branch_prefixes=(decision_prefixes(prompt_settings(config, None), seed, self.rollout_settings.max_turns)
-                             if t.branch == "decision" else None),
+            branch_prefixes=(decision_prefixes(prompt_settings(config, None), seed, self.rollout_settings.max_turns,
+                                               t.branch_after_question) if t.branch == "decision" else None),
         )
         self.engine: GRPOEngine | None = None
 
