@@ -268,6 +268,36 @@ def test_train_command_runs_stage3_and_logs_its_metrics(tmp_path: Path, capsys: 
         assert curves.format == "PNG" and curves.width > 600
 
 
+def test_stage3_on_a_list_of_suites_draws_its_episodes_from_each_taking_turns(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mobile_r1.train.task_stage import stage_episodes
+
+    section = TaskGRPOConfig(suite=["nav-sim", "inquire-sim"])
+    pool = stage_episodes(SIM, section, "train", 3, 0)
+    assert [e.suite for e in pool] == ["nav-sim", "inquire-sim"] * 3
+    assert [e.id for e in pool[::2]] == [e.id for e in SIM.episodes("nav-sim", "train", 3, 0)]
+    assert [e.id for e in pool[1::2]] == [e.id for e in SIM.episodes("inquire-sim", "train", 3, 0)]
+    config = {
+        "model": {"name": "tiny-lm"},
+        "data": {"dialect": "inquire", "observation_mode": "text", "history_window": 1},
+        "grpo": {"num_generations": 2, "max_completion_length": 8, "micro_batch_size": 8},
+        "task_grpo": {"suite": ["nav-sim", "inquire-sim"], "train_episodes": 1, "eval_episodes": 0,
+                      "tasks_per_step": 2, "steps": 1, "max_turns": 1},
+        "run": {"output_dir": str(tmp_path / "run"), "tensorboard": False},
+    }
+    path = tmp_path / "stage3.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 0
+    played = [json.loads(line) for line in (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()]
+    firsts = {SIM.episodes(s, "train", 1, 0)[0].id for s in ("nav-sim", "inquire-sim")}
+    assert {r["episode"] for r in played} == firsts and len(played) == 4
+    config["task_grpo"]["tasks"] = ["settings.dark_mode"]  # a list of suites takes every task of each
+    path.write_text(yaml.safe_dump(config))
+    capsys.readouterr()
+    assert main(["train", "--config", str(path), "--stage", "task-grpo"]) == 2
+    assert "leave out `tasks` and `select`" in capsys.readouterr().err
+
+
 def test_unknown_task_ids_are_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({"task_grpo": {"tasks": ["no.such.task"]}, "run": {"output_dir": str(tmp_path / "r")}}))

@@ -191,7 +191,9 @@ class TaskGRPOConfig(_Section):
     ray: str | None = Field(None, description="play rollouts on a pool of Ray actors around `env`: \"local\" (a local "
                             "cluster) or a cluster's address (null: in process; needs `pip install 'mobile-r1[ray]'`)")
     ray_workers: int | None = Field(None, ge=1, description="actors in the Ray pool (null: one per CPU of the cluster)")
-    suite: str | None = Field("inquire-sim", description="inquire-sim or nav-sim (null: take turns over the specs)")
+    suite: str | list[str] | None = Field(
+        "inquire-sim", description="inquire-sim, nav-sim, inquirebench-sim or a task file (null: take turns over the "
+        "specs); a list of suites draws `train_episodes` (and `eval_episodes`) from each, taking turns")
     tasks: list[str] = Field(default_factory=list, description="only these task ids (empty: all the suite's tasks)")
     train_episodes: int = Field(64, ge=1, description="task episodes (seeded) drawn from the train split")
     eval_episodes: int = Field(8, ge=0, description="held-out episodes played greedily and judged at each evaluation")
@@ -242,6 +244,11 @@ class TaskGRPOConfig(_Section):
     def _branch(self) -> "TaskGRPOConfig":
         if self.branch_after_question and self.branch != "decision":
             raise ValueError("branch_after_question needs branch: decision (groups fork at a decision point)")
+        if isinstance(self.suite, list):
+            if not self.suite:
+                raise ValueError("suite: an empty list names no episodes (give a suite, a list of them, or null)")
+            if self.tasks or self.select is not None:
+                raise ValueError("a list of suites takes every task of each: leave out `tasks` and `select`")
         return self
 
 

@@ -3,6 +3,7 @@ model's task selection, server generation, evaluation and records around the alg
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from mobile_r1.env import Backend, Capability, Demonstration, EpisodeRef, TaskEn
 from mobile_r1.env.pools import make_pool
 from mobile_r1.models.generation import Sampling
 from mobile_r1.models.policy import Policy
-from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.config import TaskGRPOConfig, TrainConfig
 from mobile_r1.train.data import PromptSettings, batch_positions, model_view, prompt_settings, step_examples
 from mobile_r1.train.grpo import GRPOEngine, GRPOSettings
 from mobile_r1.train.progress import console
@@ -92,11 +93,21 @@ def decision_prefixes(settings: PromptSettings, seed: int, budget: int, after_qu
     return prefixes
 
 
+def stage_episodes(backend: Backend, section: TaskGRPOConfig, split: str, n: int, seed: int,
+                   tasks: Sequence[str] = ()) -> list[EpisodeRef]:
+    """`n` episodes of `split` from `task_grpo.suite`; from a list of suites, `n` from each, taking turns (so any
+    stretch of the pool mixes them)."""
+    if not isinstance(section.suite, list):
+        return backend.episodes(section.suite, split, n, seed, tasks)
+    drawn = [backend.episodes(suite, split, n, seed) for suite in section.suite]
+    return [e for row in itertools.zip_longest(*drawn) for e in row if e is not None]
+
+
 def check_tasks(config: TrainConfig) -> None:
     """Fail early (before a model loads) on a backend, suite or task ids stage 3 cannot play."""
     t = config.task_grpo
     with stage_backend(config) as backend:
-        episodes = backend.episodes(t.suite, "train", 1, config.run.seed, t.tasks)
+        episodes = stage_episodes(backend, t, "train", 1, config.run.seed, t.tasks)
         if t.expert_guidance and episodes:  # the rollouts' expert_demos would refuse too, but only after a model loads
             with backend.open(episodes[0]) as phone:
                 phone.require(Capability.EXPERT, "task_grpo.expert_guidance")
@@ -132,7 +143,7 @@ class TaskGRPORunner(StageRunner):
     def training_instructions(cls, config: TrainConfig) -> set[str]:
         t = config.task_grpo
         with stage_backend(config) as backend:
-            return {e.instruction for e in backend.episodes(t.suite, "train", t.train_episodes, config.run.seed, t.tasks)}
+            return {e.instruction for e in stage_episodes(backend, t, "train", t.train_episodes, config.run.seed, t.tasks)}
 
     def __init__(self, config: TrainConfig, policy: Policy, accelerator: Accelerator, sampler: Sampler | None = None,
                  resume: bool = False) -> None:
@@ -155,13 +166,13 @@ class TaskGRPORunner(StageRunner):
         self.steps_done = 0
         seed = config.run.seed
         self.backend = stage_backend(config)
-        self.train_episodes = self.backend.episodes(t.suite, "train", t.train_episodes, seed, t.tasks)
+        self.train_episodes = stage_episodes(self.backend, t, "train", t.train_episodes, seed, t.tasks)
         tasks = list(t.tasks)
         if t.select is not None:  # the pool is drawn over every task first: in-distribution evaluation leaves it out
             tasks = select_tasks(config, self.train_episodes, self.rollout_settings, self._player(sampler),
                                  accelerator, resume)
             self.train_episodes = [e for e in self.train_episodes if e.task in tasks]
-        self.eval_episodes = (self.backend.episodes(t.suite, t.eval_split, t.eval_episodes, seed, tasks)
+        self.eval_episodes = (stage_episodes(self.backend, t, t.eval_split, t.eval_episodes, seed, tasks)
                               if t.eval_episodes else [])
         rank, world = accelerator.process_index, accelerator.num_processes
         pool = self.train_episodes
