@@ -633,14 +633,12 @@ def test_groups_branched_after_the_question_start_from_one_state_where_it_is_ans
                 assert histories[0][:-1] == earlier and members[0].play.history[-1].action.is_inquiry
                 assert members[0].play.history[-1].user_reply
                 # asking again from there is a needless question: the judge counts it and the reward pays less
-                for m in members[:2]:
-                    m.env.step(m.play.history[-1].action)
-                asked_again = members[0].env.judge().verdict
-                m = members[2]
-                assert asked_again.over_asks == 1 and m.env.judge().verdict.over_asks == 0
+                again, on = members[0], members[1]
+                again.env.step(again.play.history[-1].action)
+                asked_again, went_on = again.env.judge().verdict, on.env.judge().verdict
+                assert asked_again.over_asks == 1 and went_on.over_asks == 0
                 weights = RewardWeights.of(TaskGRPOConfig(inquiry_reward="timing", inquiry_weight=0.5))
-                assert (trajectory_reward(asked_again, [1.0], weights)
-                        < trajectory_reward(m.env.judge().verdict, [1.0], weights))
+                assert trajectory_reward(asked_again, [1.0], weights) < trajectory_reward(went_on, [1.0], weights)
             else:  # no question to fork after: the same state as before it
                 assert histories[0] == earlier
     finally:
