@@ -241,7 +241,7 @@ class TaskGRPOConfig(_Section):
         "rates and the kept tasks go to the run's selected_tasks.json, which a resumed run reads back")
 
     @model_validator(mode="after")
-    def _branch(self) -> "TaskGRPOConfig":
+    def _consistent(self) -> "TaskGRPOConfig":
         if self.branch_after_question and self.branch != "decision":
             raise ValueError("branch_after_question needs branch: decision (groups fork at a decision point)")
         if isinstance(self.suite, list):

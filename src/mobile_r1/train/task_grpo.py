@@ -47,6 +47,10 @@ from mobile_r1.train.task_metrics import rollout_metrics
 # ----- the trajectory reward ---------------------------------------------------------------------------------------
 
 
+TIMING_REWARD = {"timely": 1.0, "early": 0.5, "late": -1.0, "missed": -1.0}
+OVER_ASK_PENALTY = 0.5  # the timing reward's default cost of each question beyond the needed ones
+
+
 @dataclass
 class RewardWeights:
     """R = outcome + format * mean(step format rewards) + inquiry * inquiry term + safety * (-1 if violated).
@@ -59,7 +63,7 @@ class RewardWeights:
     inquiry: float = 0.0
     safety: float = 0.0
     inquiry_reward: Literal["outcome", "timing"] = "outcome"
-    over_ask_penalty: float = 0.5
+    over_ask_penalty: float = OVER_ASK_PENALTY
 
     @classmethod
     def of(cls, section: TaskGRPOConfig) -> RewardWeights:
@@ -68,11 +72,8 @@ class RewardWeights:
                    section.inquiry_reward, section.over_ask_penalty)
 
 
-TIMING_REWARD = {"timely": 1.0, "early": 0.5, "late": -1.0, "missed": -1.0}
-
-
 def inquiry_term(verdict: EpisodeVerdict, mode: Literal["outcome", "timing"] = "outcome",
-                 over_ask_penalty: float = 0.5) -> float:
+                 over_ask_penalty: float = OVER_ASK_PENALTY) -> float:
     """The inquiry part of the reward. `outcome`: +1 when the agent asked where the task needed it and stayed silent
     where it did not, else -1. `timing` (where the judge recorded when questions came, `verdict.timing`): the mean
     over the needed questions of +1 in time, +0.5 early, -1 late or missed, less `over_ask_penalty` for each question no
