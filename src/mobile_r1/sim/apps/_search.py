@@ -1,15 +1,18 @@
 """The search field the catalogue apps share (shopping, local services, feeds, maps): a query typed and submitted is
-remembered (the recent searches, each once, most recent first; every search in order) and opens the results screen.
+remembered (the recent searches, each once, most recent first; every search in order) and opens the results screen,
+whose sort chips and empty list they share too.
 
     search(ctx, "wireless earbuds")               # state: history, searches; screen: results(query=..., sort=0)
     open_search(ctx)                               # the search screen with its field focused
+    sort_chips(CHIPS, SORTS, sort, lambda c, i: c.replace("results", query=query, sort=i))
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from mobile_r1.sim.apps.base import Ctx
+from mobile_r1.sim.ui.widgets import Row, Text, Widget
 
 HISTORY = 10  # recent searches kept
 
@@ -41,4 +44,20 @@ def open_search(ctx: Ctx) -> None:
     ctx.frame["focus"] = "query"
 
 
-__all__ = ["HISTORY", "normalize_query", "open_search", "search"]
+def sort_chips(chips: Sequence[tuple[str, str]], orders: Sequence[str], sort: int, pick: Callable[[Ctx, int], None],
+               pad: int = 18) -> Widget:
+    """The row of sort chips above a results list (id `sort`): chip i shows `chips[i]` (label, description), has id
+    `sort_<orders[i]>` and calls `pick(ctx, i)` when tapped; the chosen one (`sort`) is bold, selected, in the primary
+    colour."""
+    return Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None, selected=i == sort,
+                      align="center", pad=pad, weight=1.0, id=f"sort_{orders[i]}",
+                      on_click=lambda c, i=i: pick(c, i))
+                 for i, (label, desc) in enumerate(chips)], pad=12, gap=8, id="sort")
+
+
+def no_results(ctx: Ctx, query: str) -> Widget:
+    """What a results list shows when nothing matches `query` (each app translates the line)."""
+    return Text(ctx.t("No results for '{query}'", query=query), pad=60)
+
+
+__all__ = ["HISTORY", "no_results", "normalize_query", "open_search", "search", "sort_chips"]

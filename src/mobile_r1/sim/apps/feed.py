@@ -42,12 +42,12 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.apps._search import open_search as _open_search, search
+from mobile_r1.sim.apps._search import no_results, open_search as _open_search, search, sort_chips
 from mobile_r1.sim.apps._membership import (MONTHLY, ONE_MONTH, QUARTERLY, THREE_MONTHS, TWELVE_MONTHS, YEARLY,
                                             Memberships, member_state, tier)
 from mobile_r1.sim.apps.video import MediaIcon, fmt_duration
 from mobile_r1.sim.media import live
-from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Grid, Icon, Image, Input, ListItem, Row,
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Grid, Icon, Image, Input, ListItem, Row,
                                       Scroll, Tabs, Text, Widget)
 
 GREY = (120, 122, 130)
@@ -832,12 +832,9 @@ class FeedApp(Memberships, App):
         sort = min(int(ctx.params.get("sort", 0)), len(SORTS) - 1)
         found = sort_items(results(ctx.state, query), SORTS[sort])
         chips = (("Relevance", "Sort by relevance"), ("Most viewed", "Sort by views"), ("Newest", "Sort by date"))
-        sort_row = Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None,
-                              selected=i == sort, align="center", pad=16, weight=1.0, id=f"sort_{SORTS[i]}",
-                              on_click=lambda c, i=i: c.replace("results", query=query, sort=i))
-                         for i, (label, desc) in enumerate(chips)], pad=12, gap=8, id="sort")
+        sort_row = sort_chips(chips, SORTS, sort, lambda c, i: c.replace("results", query=query, sort=i), pad=16)
         channels = [self._channel_card(ctx, c) for c in self._matching_channels(ctx, query)] if sort == 0 else []
-        body = [self._row(ctx, v) for v in found] or [Text(ctx.t("No results for '{query}'", query=query), pad=60)]
+        body = [self._row(ctx, v) for v in found] or [no_results(ctx, query)]
         return Column(
             Row(Icon("back", desc="Navigate up", size=80, on_click=lambda c: c.back(), id="navigate_up"),
                 self._search_bar(ctx, query), pad=28, gap=20),

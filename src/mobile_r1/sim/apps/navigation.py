@@ -32,7 +32,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, register
-from mobile_r1.sim.apps._search import normalize_query, open_search as _open_search, search as _search
+from mobile_r1.sim.apps._search import (no_results, normalize_query, open_search as _open_search, search as _search,
+                                        sort_chips)
 from mobile_r1.sim.apps.maps import MapView
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Icon, Input, ListItem, Row, Scroll, Tabs, Text,
                                       Widget)
@@ -363,11 +364,8 @@ class NavigationApp(App):
         sort = int(ctx.params.get("sort", 0))
         found = sort_results(results(ctx.state, query), SORTS[sort])
         labels = (("Relevance", "Sort by relevance"), ("Nearest", "Sort by distance"), ("Top rated", "Sort by rating"))
-        sort_row = Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None,
-                              selected=i == sort, align="center", pad=18, weight=1.0, id=f"sort_{SORTS[i]}",
-                              on_click=lambda c, i=i: _sort(c, query, i))
-                         for i, (label, desc) in enumerate(labels)], pad=12, gap=8, id="sort")
-        body = [self._place_row(ctx, p) for p in found] or [Text(ctx.t("No results for '{query}'", query=query), pad=60)]
+        sort_row = sort_chips(labels, SORTS, sort, lambda c, i: _sort(c, query, i))
+        body = [self._place_row(ctx, p) for p in found] or [no_results(ctx, query)]
         return Column(
             self._back_row(Text(query, bg="surface", pad=24, radius=40, weight=1.0, max_lines=1, id="search_box",
                                 on_click=_open_search)),

@@ -28,7 +28,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.apps._search import normalize_query, open_search as _open_search, search as _search
+from mobile_r1.sim.apps._search import (no_results, normalize_query, open_search as _open_search, search as _search,
+                                        sort_chips)
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Checkbox, Column, Divider, Grid, Icon, Image, Input,
                                       ListItem, Row, Scroll, Tabs, Text, Widget)
 
@@ -520,11 +521,8 @@ class ShoppingApp(App):
         found = sort_results(results(ctx.state, query), SORTS[sort])
         chips = (("Featured", "Sort by relevance"), ("Sales", "Sort by sales"), ("Price \u2191", "Price: low to high"),
                  ("Price \u2193", "Price: high to low"))
-        sort_row = Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None, selected=i == sort,
-                              align="center", pad=18, weight=1.0, id=f"sort_{SORTS[i]}",
-                              on_click=lambda c, i=i: c.replace("results", query=query, sort=i))
-                         for i, (label, desc) in enumerate(chips)], pad=12, gap=8, id="sort")
-        body = [self._row(ctx, p) for p in found] or [Text(ctx.t("No results for '{query}'", query=query), pad=60)]
+        sort_row = sort_chips(chips, SORTS, sort, lambda c, i: c.replace("results", query=query, sort=i))
+        body = [self._row(ctx, p) for p in found] or [no_results(ctx, query)]
         return Column(
             Row(Icon("back", desc="Navigate up", size=80, on_click=lambda c: c.back(), id="navigate_up"),
                 Text(query, bg="surface", pad=24, radius=40, weight=1.0, max_lines=1, id="search_box",

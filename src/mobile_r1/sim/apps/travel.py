@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
+from mobile_r1.sim.apps._search import sort_chips
 from mobile_r1.sim.locale import money as format_money
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Grid, Icon, Input, ListItem, Row, Scroll, Tabs,
                                       Text, Widget)
@@ -341,10 +342,7 @@ class TravelApp(App):
                              SORTS[sort])
         labels = (("Recommended", "Sort by recommendation"), ("Lowest price", "Sort by price, low to high"),
                   ("Shortest", "Sort by duration"), ("Top rated", "Sort by rating"))
-        sort_row = Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None,
-                              selected=i == sort, align="center", pad=18, weight=1.0, id=f"sort_{SORTS[i]}",
-                              on_click=lambda c, i=i: c.replace("results", sort=i))
-                         for i, (label, desc) in enumerate(labels)], pad=12, gap=8, id="sort")
+        sort_row = sort_chips(labels, SORTS, sort, lambda c, i: c.replace("results", sort=i))
         when = form["date"] if form["trip"] == "one_way" else ctx.t("{date} → {back}", date=form["date"],
                                                                     back=form["back"])
         cabin = ctx.t("Business" if form["cabin"] == "business" else "Economy")
