@@ -12,7 +12,6 @@ parser's worst median, on which input and at what size. The goal: under 10 ms fo
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import random
 import statistics

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from mobile_r1.agents import AgentRequest, make_agent
-from mobile_r1.agents import hf_agent
 from mobile_r1.agents.hf_agent import HFAgent
 from mobile_r1.agents.openai_agent import OpenAIAgent
 from mobile_r1.core.errors import ConfigError

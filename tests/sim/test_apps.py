@@ -155,7 +155,7 @@ def test_shop_favourite_cart_checkout_and_pay() -> None:
     assert shop["orders"][0]["total"] == round(2 * price, 2) and shop["cart"] == []
     assert env.phone.activity() == "shop/order_done"
     T.tap_id(env, "view_orders")
-    assert T.find_all(env, text=f"Order #1  \u00b7  Paid")
+    assert T.find_all(env, text="Order #1  \u00b7  Paid")
 
 
 def test_shop_checkout_requires_login_when_logged_out() -> None:

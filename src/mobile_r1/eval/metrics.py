@@ -30,10 +30,9 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from mobile_r1.core.errors import DataError
-from mobile_r1.core.verdict import INQUIRY_OUTCOMES, EpisodeVerdict, InquiryOutcome
+from mobile_r1.core.verdict import EpisodeVerdict
 
 Z95 = 1.959963984540054
 SCORE_MAX = 4.0  # the judge's trajectory score runs from 0 to 4

@@ -326,13 +326,13 @@ class GRPOEngine:
             if s.num_iterations > 1:
                 with self._autocast():
                     old = token_logps(model, batch, s.temperature)
-                for sample, row in zip(chunk, old):
-                    sample.old_logps = row[: len(sample.completion_ids)].cpu()
+                for item, row in zip(chunk, old):
+                    item.old_logps = row[: len(item.completion_ids)].cpu()
             if s.beta != 0.0:
                 with self.policy.reference() as ref, self._autocast():
                     ref_lp = token_logps(ref, batch, s.temperature)
-                for sample, row in zip(chunk, ref_lp):
-                    sample.ref_logps = row[: len(sample.completion_ids)].cpu()
+                for item, row in zip(chunk, ref_lp):
+                    item.ref_logps = row[: len(item.completion_ids)].cpu()
 
     def _global_normaliser(self, samples: list[Sample]) -> float:
         s = self.settings

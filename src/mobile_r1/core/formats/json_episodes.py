@@ -24,7 +24,6 @@ Screenshot names must stay inside the dataset's folder (`core.formats.paths`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

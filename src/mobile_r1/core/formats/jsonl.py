@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mobile_r1.core.actions import Action
-from mobile_r1.core.errors import ActionError, DataError
+from mobile_r1.core.errors import ActionError
 from mobile_r1.core.geometry import MAX_COORDINATE
 from mobile_r1.core.reading import Where, read_jsonl
 

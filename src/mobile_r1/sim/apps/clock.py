@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Icon, Input, ListItem, Row, Scroll, Tabs, Text,
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Column, Divider, Icon, Input, Row, Scroll, Tabs, Text,
                                       Toggle, Widget)
 
 GREY = (120, 122, 130)

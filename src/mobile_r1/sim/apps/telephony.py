@@ -25,7 +25,7 @@ import re
 from typing import Any, Callable
 
 from mobile_r1.sim.apps import App, Ctx, new_id, register
-from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Grid, Icon, Input, ListItem, Row, Scroll,
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Grid, Icon, Input, ListItem, Row, Scroll,
                                       Tabs, Text, Widget)
 
 GREY = (120, 122, 130)
