@@ -33,6 +33,9 @@ def private_places(home: Path) -> dict[str, str]:
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "HF_HOME": str(cache / "huggingface"),
+        # Temporary files of subprocesses and of the workers of `pytest -n` (Ray's session folders, W&B's and
+        # torch.distributed's scratch folders) go here too, so none is left in the machine's /tmp.
+        "TMPDIR": str(home / "tmp"),
         # Presets are built once per session; MOBILE_R1_TEST_CACHE keeps built presets from one session to the next.
         "MOBILE_R1_CACHE": os.environ.get("MOBILE_R1_TEST_CACHE") or str(cache / "mobile-r1"),
     }
@@ -44,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(PRIVATE_HOME):
         return  # a worker of `pytest -n`: the controller made the folder
     home = Path(tempfile.mkdtemp(prefix="mobile-r1-tests-"))
+    (home / "tmp").mkdir()
     config.stash[_CREATED] = home
     for name in USER_PLACES:
         os.environ.pop(name, None)
