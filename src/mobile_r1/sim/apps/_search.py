@@ -47,8 +47,8 @@ def open_search(ctx: Ctx) -> None:
 def sort_chips(chips: Sequence[tuple[str, str]], orders: Sequence[str], sort: int, pick: Callable[[Ctx, int], None],
                pad: int = 18) -> Widget:
     """The row of sort chips above a results list (id `sort`): chip i shows `chips[i]` (label, description), has id
-    `sort_<orders[i]>` and calls `pick(ctx, i)` when tapped; the chosen one (`sort`) is bold, selected, in the primary
-    colour."""
+    `sort_<orders[i]>` and calls `pick(ctx, i)` when tapped; the chosen one (`sort`; -1 chooses none) is bold,
+    selected, in the primary colour. The media libraries and Settings' apps list use it too."""
     return Row(*[Text(label, desc=desc, bold=i == sort, color="primary" if i == sort else None, selected=i == sort,
                       align="center", pad=pad, weight=1.0, id=f"sort_{orders[i]}",
                       on_click=lambda c, i=i: pick(c, i))

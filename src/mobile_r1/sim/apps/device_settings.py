@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from mobile_r1.core.errors import ConfigError
 from mobile_r1.sim.apps import App, Ctx, register, resolve
+from mobile_r1.sim.apps._search import sort_chips
 from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Checkbox, Column, Divider, Icon, Input, ListItem, Row,
                                       Scroll, Text, Widget)
 
@@ -270,12 +271,10 @@ class SystemSettings(App):
                                           ctx.t("System app") if r["system"] else ""))
             else:
                 rows.append(self._app_row(ctx, r, lambda c, key=key: c.push("app_info", app=key)))
-        sort_row = Row(*[Text(label, bold=k == order, selected=k == order, color="primary" if k == order else None,
-                              align="center", pad=18, weight=1.0, id=f"sort_{k}",
-                              desc=ctx.t("Sort by {order}", order=ctx.t(label)),
-                              on_click=lambda c, k=k: c.replace("apps", sort=k,
-                                                                **({"select": True} if selecting else {})))
-                         for k, label in SORTS], pad=12, gap=8, id="sort")
+        keys = [k for k, _ in SORTS]
+        sort_row = sort_chips([(label, ctx.t("Sort by {order}", order=ctx.t(label))) for _, label in SORTS], keys,
+                              keys.index(order) if order in keys else -1,
+                              lambda c, i: c.replace("apps", sort=keys[i], **({"select": True} if selecting else {})))
         bar = (Row(Button(ctx.t("Uninstall ({n})", n=len(chosen)), style="danger", id="uninstall_selected", weight=1.0,
                           on_click=lambda c: _ask_uninstall(c, list(c.state["selection"]),
                                                             lambda c2: c2.replace("apps", sort=order))), pad=28)

@@ -19,8 +19,9 @@ import random
 from typing import Any, Callable, ClassVar
 
 from mobile_r1.sim.apps import App, Ctx, register
+from mobile_r1.sim.apps._search import sort_chips
 from mobile_r1.sim.media import add_file, folder_names, live
-from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Icon, ListItem, Row, Scroll, Text, Widget)
+from mobile_r1.sim.ui.widgets import (AppBar, Button, Card, Column, Divider, Icon, ListItem, Scroll, Text, Widget)
 
 GREY = (120, 122, 130)
 SHORTEST = ("shortest", "最短", "short", "短")
@@ -148,10 +149,11 @@ class LibraryApp(App):
                         on_click=lambda c, iid=item["id"]: self.open_item(c, iid), on_long_press=self._menu(item["id"]))
 
     def sort_bar(self, ctx: Ctx, screen: str, chosen: str, **params: Any) -> Widget:
-        return Row(*[Text(label, bold=key == chosen, selected=key == chosen, color="primary" if key == chosen else None,
-                          align="center", pad=18, weight=1.0, id=f"sort_{key}", desc=ctx.t(label),
-                          on_click=lambda c, key=key: c.replace(screen, sort=key, **params))
-                     for key, label in self.sorts], pad=12, gap=8, id="sort")
+        """The sort chips of `screen`, `chosen` (a key of `sorts`, or none of them) selected."""
+        keys = [key for key, _ in self.sorts]
+        return sort_chips([(label, ctx.t(label)) for _, label in self.sorts], keys,
+                          keys.index(chosen) if chosen in keys else -1,
+                          lambda c, i: c.replace(screen, sort=keys[i], **params))
 
     # ----- set-up hooks ---------------------------------------------------------------------------------------------
     def setup_item(self, ctx: Ctx, name: str, duration: int) -> None:
