@@ -9,8 +9,11 @@ every prompt starts with is run once per batch, not once per example), and `sft.
 kernel of the training passes: transformers' eager matmul-softmax instead of its default, torch's fused SDPA, whose
 CPU backward in bfloat16 is slow at small-lm's head size of 32). Each setting runs in its own process (the
 malloc thresholds cannot be unset): the small-lm preset with the demo's prompt settings, batches of 8 expert steps
-grouped by length, and the prompt-loss weight and bfloat16 autocast of configs/demo.yaml. It prints seconds per
-step, minor page faults per step and the peak resident set, after 10 warm-up steps.
+grouped by length, and the prompt-loss weight of configs/demo.yaml, under bfloat16 autocast (what its
+`run.mixed_precision: auto` gives on a CPU with AVX-512) or, in the `-fp32` modes, in float32 (what it gives on an
+AVX2 CPU, where torch computes bfloat16 matrix products with a scalar kernel). It prints seconds per step, minor page
+faults per step and the peak resident set, after 10 warm-up steps, and whether this CPU hands bfloat16 products to
+oneDNN (`train.processes.bf16_is_fast`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ DEMO_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "demo.yaml"
 
 
 def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, share: bool,
-           attention: str | None) -> dict[str, float]:
+           attention: str | None, bf16: bool) -> dict[str, float]:
     import torch
     import yaml
     import transformers
@@ -58,7 +61,7 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, shar
     def step(k: int) -> None:
         batch = collate_sft([items[i] for i in batch_positions(k, 8, len(items), 0, lengths)],
                             policy.tokenizer.pad_token_id, policy.device, multiple, share_prefix=share)
-        with policy.attention(attention), torch.autocast("cpu", dtype=torch.bfloat16):
+        with policy.attention(attention), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             loss_sum, count = token_loss_sum(model, batch, prompt_weight)
             (loss_sum / count).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -75,12 +78,16 @@ def worker(work: Path, steps: int, threads: int, keep: bool, multiple: int, shar
             "rss_gb": usage.ru_maxrss / 2**20}
 
 
-# mode: (call keep_freed_memory(), pad multiple, share the prompts' common prefix, attention kernel, label)
-MODES = {"default": (False, 1, False, None, "glibc defaults, no padding"),
-         "keep": (True, 1, False, None, "keep_freed_memory()"),
-         "keep-pad": (True, 32, False, None, "keep_freed_memory() + pad_to_multiple_of 32"),
-         "keep-pad-share": (True, 32, True, None, "keep_freed_memory() + pad_to_multiple_of 32 + share_prompt_prefix"),
-         "keep-pad-share-eager": (True, 32, True, "eager", "the same + attention eager (sdpa before)")}
+# mode: (call keep_freed_memory(), pad multiple, share the prompts' common prefix, attention kernel, bf16 autocast,
+# label)
+MODES = {"default": (False, 1, False, None, True, "glibc defaults, no padding"),
+         "keep": (True, 1, False, None, True, "keep_freed_memory()"),
+         "keep-pad": (True, 32, False, None, True, "keep_freed_memory() + pad_to_multiple_of 32"),
+         "keep-pad-share": (True, 32, True, None, True,
+                            "keep_freed_memory() + pad_to_multiple_of 32 + share_prompt_prefix"),
+         "keep-pad-share-eager": (True, 32, True, "eager", True, "the same + attention eager (sdpa before)"),
+         "keep-pad-share-fp32": (True, 32, True, None, False, "keep-pad-share in float32 (no autocast)"),
+         "keep-pad-share-eager-fp32": (True, 32, True, "eager", False, "keep-pad-share-eager in float32 (no autocast)")}
 
 
 def main() -> None:
@@ -94,16 +101,18 @@ def main() -> None:
     a = ap.parse_args()
     work = Path(a.work)
     if a.worker:
-        keep, multiple, share, attention, _ = MODES[a.worker]
-        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share, attention)))
+        keep, multiple, share, attention, bf16, _ = MODES[a.worker]
+        print(json.dumps(worker(work, a.steps, a.threads, keep, multiple, share, attention, bf16)))
         return
     from mobile_r1.env.demos import generate
+    from mobile_r1.train.processes import bf16_is_fast
 
     for suite in ("inquire-sim", "nav-sim"):
         folder = work / f"{suite}-{a.episodes}"
         if not (folder / "episodes.jsonl").exists():
             generate(suite, "train", a.episodes, folder, seed=0, screenshots=False)
-    print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads")
+    print(f"small-lm SFT, batches of 8, {a.steps} steps after 10 warm-up steps, {a.threads} threads; bfloat16 "
+          f"products on oneDNN here: {bf16_is_fast(False)}")
     print("| setting | s / step | minor page faults / step | peak RSS |")
     print("|---|---|---|---|")
     modes = a.modes.split(",")

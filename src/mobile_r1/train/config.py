@@ -296,7 +296,10 @@ class RunConfig(_Section):
     eval_every: int = Field(0, ge=0, description="evaluate every N steps (0: only at the start and the end)")
     save_every: int = Field(50, ge=1, description="checkpoint every N steps")
     keep_checkpoints: int = Field(2, ge=1)
-    mixed_precision: Literal["no", "bf16", "fp16"] = Field("no", description="accelerate autocast")
+    mixed_precision: Literal["no", "bf16", "fp16", "auto"] = Field(
+        "no", description="accelerate autocast; auto: bf16 where this machine computes bfloat16 matrix products fast "
+        "(a GPU that supports bf16, or a CPU whose bf16 products torch hands to oneDNN), none elsewhere (on an AVX2 "
+        "CPU bf16 autocast trains about 15x slower than float32: benchmarks/sft_step.py)")
     distributed: Literal["ddp", "fsdp", "deepspeed"] = Field(
         "ddp", description="how several processes share the model: ddp (CPU or GPUs), fsdp or deepspeed (CUDA GPUs)")
     tensorboard: bool = Field(True, description="log to TensorBoard (run_dir/tensorboard) when report_to is not given")

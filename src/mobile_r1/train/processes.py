@@ -1,6 +1,6 @@
 """The processes of a run: the `accelerate.Accelerator` that `run.distributed` asks for (DDP, FSDP or DeepSpeed; CPU
-when no GPU is visible), what each process is (rank, world size, main), and the run's card (`card.json`: the machine,
-threads and library versions its numbers depend on)."""
+when no GPU is visible) with the autocast `run.mixed_precision` resolves to here, what each process is (rank, world
+size, main), and the run's card (`card.json`: the machine, threads and library versions its numbers depend on)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from mobile_r1.core.files import write_json
 from mobile_r1.core.reading import read_json
 from mobile_r1.eval.card import CARD_FILE, environment
 from mobile_r1.train.config import TrainConfig
+from mobile_r1.train.progress import console
 from mobile_r1.train.threads import THREAD_VARIABLES
 
 
@@ -59,8 +60,13 @@ def make_accelerator(config: TrainConfig) -> Accelerator:
                                  gradient_clipping=config.optim.max_grad_norm or 0.0)
         plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = config.sft.micro_batch_size
         plugins["deepspeed_plugin"] = plugin
-    _forget_other_precision(config.run.mixed_precision)
-    accelerator = Accelerator(cpu=not gpu, mixed_precision=config.run.mixed_precision, **plugins)
+    precision = mixed_precision(config.run.mixed_precision, gpu)
+    if precision == "bf16" and not bf16_is_fast(gpu):
+        console.print("run.mixed_precision: bf16 on a CPU whose bfloat16 matrix products torch cannot hand to oneDNN "
+                      "(no AVX-512): they run on a scalar kernel, about 15x slower than float32 "
+                      "(benchmarks/sft_step.py); set run.mixed_precision: auto to train in float32 here", markup=False)
+    _forget_other_precision(precision)
+    accelerator = Accelerator(cpu=not gpu, mixed_precision=precision, **plugins)
     if strategy == "fsdp" and accelerator.distributed_type != DistributedType.FSDP:
         raise ConfigError("run.distributed: fsdp needs several processes; launch with torchrun --nproc_per_node N "
                           "-m mobile_r1.cli.main train ... or accelerate launch --num_processes N ...")
@@ -69,13 +75,31 @@ def make_accelerator(config: TrainConfig) -> Accelerator:
     return accelerator
 
 
-def _forget_other_precision(mixed_precision: str) -> None:
+def bf16_is_fast(gpu: bool) -> bool:
+    """Whether bfloat16 matrix products run at full speed here: on a GPU that supports bf16, or on a CPU where torch
+    hands them to oneDNN (CPUs with AVX-512; natively with AVX-512 BF16 or AMX). Elsewhere (an AVX2 CPU) torch computes
+    them with a scalar kernel, and bf16 autocast trains about 15x slower than float32."""
+    if gpu:
+        return bool(torch.cuda.is_bf16_supported())
+    supported = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
+    return bool(supported is not None and torch.backends.mkldnn.is_available() and supported())
+
+
+def mixed_precision(asked: str, gpu: bool | None = None) -> str:
+    """The autocast a run uses for `run.mixed_precision` = `asked`: itself, or for `auto` bf16 where `bf16_is_fast`
+    and none ("no") elsewhere. `gpu`: whether the run trains on a GPU (default: whether one is visible)."""
+    if asked != "auto":
+        return asked
+    return "bf16" if bf16_is_fast(torch.cuda.is_available() if gpu is None else gpu) else "no"
+
+
+def _forget_other_precision(precision: str) -> None:
     """accelerate keeps one process-wide state and refuses a second `Accelerator` with another mixed precision: in a
     single process that already trained with other settings (a notebook, TRL's trainer, a test), start afresh."""
     state = AcceleratorState._shared_state
     if not state or (dist.is_available() and dist.is_initialized()):
         return
-    if str(state.get("_mixed_precision", mixed_precision)) != mixed_precision:
+    if str(state.get("_mixed_precision", precision)) != precision:
         AcceleratorState._reset_state(reset_partial_state=True)
 
 
@@ -114,7 +138,8 @@ def run_card(config: TrainConfig, kind: str, processes: int = 1) -> dict[str, An
     env["machine"]["processes"] = processes
     env["threads"] = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     return {"kind": kind, "config_sha256": hashlib.sha256(config.to_yaml().encode("utf-8")).hexdigest(),
-            "seed": config.run.seed, "mixed_precision": config.run.mixed_precision, "dtype": config.model.dtype,
+            "seed": config.run.seed, "mixed_precision": mixed_precision(config.run.mixed_precision),
+            "mixed_precision_asked": config.run.mixed_precision, "dtype": config.model.dtype,
             "repeatable_on": "the same machine (processor model, threads) with the same library versions", **env}
 
 
@@ -135,5 +160,5 @@ def write_run_card(run_dir: Path, card: dict[str, Any]) -> Path:
     return path
 
 
-__all__ = ["Accelerator", "barrier", "full_state_options", "is_sharded", "make_accelerator", "process_of", "run_card",
-           "write_run_card"]
+__all__ = ["Accelerator", "barrier", "bf16_is_fast", "full_state_options", "is_sharded", "make_accelerator",
+           "mixed_precision", "process_of", "run_card", "write_run_card"]
