@@ -62,7 +62,9 @@ def make_accelerator(config: TrainConfig) -> Accelerator:
         plugins["deepspeed_plugin"] = plugin
     precision = mixed_precision(config.run.mixed_precision, gpu)
     if precision == "bf16" and not bf16_is_fast(gpu):
-        console.print("run.mixed_precision: bf16 on a CPU whose bfloat16 matrix products torch cannot hand to oneDNN "
+        console.print("run.mixed_precision: bf16 on a GPU without bfloat16 support (torch.cuda.is_bf16_supported() is "
+                      "False); set run.mixed_precision: auto or fp16" if gpu else
+                      "run.mixed_precision: bf16 on a CPU whose bfloat16 matrix products torch cannot hand to oneDNN "
                       "(no AVX-512): they run on a scalar kernel, about 15x slower than float32 "
                       "(benchmarks/sft_step.py); set run.mixed_precision: auto to train in float32 here", markup=False)
     _forget_other_precision(precision)
